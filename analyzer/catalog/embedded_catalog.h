@@ -1,0 +1,16 @@
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+namespace graphsafe {
+
+struct EmbeddedFile {
+  std::string_view name;
+  std::string_view content;
+};
+
+// The rules/**/*.yaml files, embedded at build time (cmake/EmbedCatalog.cmake).
+const std::vector<EmbeddedFile>& embeddedCatalogFiles();
+
+}  // namespace graphsafe

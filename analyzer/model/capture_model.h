@@ -1,0 +1,143 @@
+#pragma once
+
+// The capture model: what a frontend knows about one file, in terms shared by Python and
+// CUDA C++. Rules are written against this model only, so one check serves both languages.
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "analyzer/model/value.h"
+#include "analyzer/source/source_file.h"
+
+namespace graphsafe {
+
+enum class Language : std::uint8_t { kPython, kCuda };
+
+using FunctionId = std::uint32_t;
+inline constexpr FunctionId kNoFunction = std::numeric_limits<FunctionId>::max();
+
+// How a capture region came to be. Dynamo-traced kinds are recorded in CaptureRegion too.
+enum class RegionKind : std::uint8_t {
+  kGraphContext,      // with torch.cuda.graph(g): ...
+  kCaptureBeginEnd,   // g.capture_begin() ... g.capture_end()
+  kGraphedCallable,   // torch.cuda.make_graphed_callables(fn_or_module, ...)
+  kCompiled,          // torch.compile(mode="reduce-overhead" | ...), Dynamo-traced
+  kEntryPoint,        // declared by the user's configuration
+  kStreamCapture,     // cudaStreamBeginCapture ... cudaStreamEndCapture (C++)
+};
+
+enum class EventKind : std::uint8_t {
+  kCall,             // a call graphsafe may follow into a function body (reachability)
+  kBranch,           // if/elif/while/ternary/assert/comprehension-if/and/or/not/bool() condition
+  kLoop,             // a for loop; `subject` is its bound or iterable
+  kHostSync,         // an operation that makes the host wait for the device
+  kTensorOp,         // a tensor op, tensor method or kernel launch; `args` are its operands
+  kShapeUse,         // a host value that sets a shape (slice bound, factory size, view)
+  kAllocation,       // device memory allocation
+  kStreamUse,        // work placed on a stream other than the current one (`text` names it)
+  kStreamFork,       // a side stream made to wait on the capture stream
+  kStreamJoin,       // the capture stream made to wait on a side stream
+  kHostSideEffect,   // Python state changed (counter, append, print, global write)
+  kBind,             // a name or attribute bound to a new object (`text` = the target)
+  kInPlaceUpdate,    // a tensor updated in place (copy_, fill_, slice assignment)
+  kFree,             // a name deleted or memory freed
+  kReplay,           // graph.replay() / cudaGraphLaunch / a graphed or compiled call
+  kStore,            // a value kept: append, dict/attribute store, yield, accumulate
+  kHostBufferWrite,  // the CPU writes a host buffer
+  kCaptureQuery,     // is_current_stream_capturing() / cudaStreamIsCapturing
+};
+
+// Event-kind-specific facts, as bits, so the event stays small and uniform.
+enum EventFlag : std::uint16_t {
+  kFlagNone = 0,
+  kFlagImplicit = 1u << 0,       // an implicit sync or branch (bool(t), print(t), f-string)
+  kFlagDataDependent = 1u << 1,  // a data-dependent-shape op (nonzero, masked index, unique)
+  kFlagNeedsTensor = 1u << 2,    // only a hazard when `subject` is known to be a tensor
+  kFlagNotKnownHost = 1u << 3,   // a hazard unless `subject` is known to be a host value
+};
+
+struct KeywordArg {
+  std::string name;
+  Value value;
+};
+
+// One thing a function does, at a source range, in source order.
+struct Event {
+  EventKind kind = EventKind::kCall;
+  SourceRange range;   // what a diagnostic points at
+  std::string api;     // qualified API or callee ("torch.Tensor.item", "helper", "Model.step")
+  std::string text;    // short source form for messages (".item()", "bool(x)", "x.sum() > 0")
+  Value subject;       // what the event is about: condition, receiver, bound value, ...
+  std::vector<Value> args;  // kCall / kTensorOp: positional argument values
+  std::vector<KeywordArg> keywords;
+  std::uint16_t flags = kFlagNone;
+  FunctionId callee = kNoFunction;  // kCall: a function of the same file, when resolved
+  // kCall into another file: the callee's qualified name for the cross-file index.
+  std::string callee_qualified;
+  // Index of the region (in FileModel::regions) whose body lexically holds this event, or -1.
+  std::int32_t region = -1;
+};
+
+struct Parameter {
+  std::string name;
+  Value declared;  // from an annotation (`x: torch.Tensor`) or default; unknown otherwise
+};
+
+struct FunctionModel {
+  std::string name;            // "forward"
+  std::string qualified_name;  // module-relative: "Model.forward", "outer.<locals>.inner"
+  SourceRange range;           // the name in the definition (where notes point)
+  SourceRange body;            // the whole definition
+  std::vector<Parameter> params;  // `self` included for methods
+  std::vector<Event> events;      // in source order
+  bool is_method = false;
+  bool is_module_level = false;   // the synthetic function for top-level statements
+};
+
+struct CaptureRegion {
+  RegionKind kind = RegionKind::kGraphContext;
+  SourceRange site;          // the with item / capture_begin() / compile call / decorator
+  std::string graph;         // graph object expression, "" when there is none
+  std::string stream;        // capture stream expression, "" = the library's default side stream
+  std::string pool;          // memory pool expression, "" when none is shared
+  bool dynamo_traced = false;
+  // The function that holds the region's code. For body regions (with, begin/end) the events of
+  // `function` whose `region` field equals this region's index run under capture; for
+  // callable regions (graphed callables, compiled functions) the whole function does.
+  FunctionId function = kNoFunction;
+  bool whole_function = false;
+  // For callable regions whose function lives in another file: its qualified name.
+  std::string target_qualified;
+  // Values of the captured callable's parameters at the capture (graphed callables: tensors).
+  std::vector<Value> param_values;
+};
+
+struct SourceComment {
+  std::uint32_t line = 0;   // 0-based
+  std::uint32_t column = 0; // byte column of the comment marker
+  std::string text;         // including the marker (`# ...`, `// ...`)
+};
+
+// A problem with the input itself (does not parse, not UTF-8, too large): reported as a notice,
+// never as a finding.
+struct Notice {
+  std::string path;
+  std::int32_t line = -1;  // 0-based, -1 when the notice is about the whole file
+  std::string message;
+};
+
+struct FileModel {
+  Language language = Language::kPython;
+  SourceFilePtr source;
+  std::string module_name;  // dotted Python module name derived from the path; "" for C++
+  std::vector<FunctionModel> functions;  // FunctionId indexes this
+  std::vector<CaptureRegion> regions;
+  std::vector<SourceComment> comments;
+  std::vector<Notice> notices;
+  bool parse_failed = false;  // the file was skipped; `notices` says why
+};
+
+}  // namespace graphsafe

@@ -1,0 +1,60 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace graphsafe {
+
+// A point in a source file: 0-based line and 0-based byte column (tree-sitter's convention).
+// Output formats convert to their own conventions (1-based, UTF-16 code units, ...).
+struct SourcePoint {
+  std::uint32_t line = 0;
+  std::uint32_t column = 0;
+  friend bool operator==(const SourcePoint&, const SourcePoint&) = default;
+  friend auto operator<=>(const SourcePoint&, const SourcePoint&) = default;
+};
+
+// A half-open byte range [begin, end) with its start and end points.
+struct SourceRange {
+  std::uint32_t begin = 0;
+  std::uint32_t end = 0;
+  SourcePoint start;
+  SourcePoint stop;
+  friend bool operator==(const SourceRange&, const SourceRange&) = default;
+};
+
+// One analyzed file: its path as the user named it and its bytes, with a line table.
+// Immutable once built, shared by the model, the diagnostics and the outputs.
+class SourceFile {
+ public:
+  SourceFile(std::string path, std::string text);
+
+  const std::string& path() const { return path_; }
+  const std::string& text() const { return text_; }
+  std::size_t lineCount() const { return line_starts_.size(); }
+
+  // The text of a 0-based line without its line terminator; empty when out of range.
+  std::string_view line(std::uint32_t index) const;
+  // The point of a byte offset (clamped to the end of the file).
+  SourcePoint pointAt(std::uint32_t offset) const;
+  // The byte offset of a point (clamped to the line's end and the file's end).
+  std::uint32_t offsetAt(SourcePoint point) const;
+  SourceRange rangeOf(std::uint32_t begin, std::uint32_t end) const;
+
+  // Column of `point` counted in UTF-16 code units, as LSP and SARIF (default) count.
+  std::uint32_t utf16Column(SourcePoint point) const;
+  // Column of `point` counted in Unicode code points.
+  std::uint32_t codePointColumn(SourcePoint point) const;
+
+ private:
+  std::string path_;
+  std::string text_;
+  std::vector<std::uint32_t> line_starts_;
+};
+
+using SourceFilePtr = std::shared_ptr<const SourceFile>;
+
+}  // namespace graphsafe
