@@ -1,0 +1,221 @@
+#include "analyzer/engine/engine.h"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <set>
+#include <tuple>
+
+#include "analyzer/catalog/rule_catalog.h"
+#include "analyzer/engine/check.h"
+#include "analyzer/engine/cuda_frontend_loader.h"
+#include "analyzer/engine/file_walker.h"
+#include "analyzer/engine/frontend.h"
+#include "analyzer/engine/parallel.h"
+#include "analyzer/engine/program_model.h"
+#include "analyzer/engine/region_walker.h"
+#include "analyzer/engine/source_reader.h"
+#include "analyzer/engine/suppressions.h"
+
+namespace graphsafe {
+
+namespace {
+
+// The frontends of one run. The CUDA frontend is loaded on first use only, so that a run over
+// Python files never maps the Clang libraries.
+class Frontends {
+ public:
+  Frontends() : python_(makePythonFrontend()) {}
+
+  const Frontend* forPath(const std::string& path, std::vector<Notice>& notices) {
+    if (isPythonPath(path)) return python_.get();
+    if (!isCudaPath(path)) return nullptr;
+    std::call_once(cuda_once_, [this] { cuda_ = loadCudaFrontend(cuda_error_); });
+    if (!cuda_) {
+      std::lock_guard lock(notice_mutex_);
+      if (!cuda_notice_given_) {
+        cuda_notice_given_ = true;
+        notices.push_back({path, -1, "C++/CUDA files skipped: " + cuda_error_});
+      }
+    }
+    return cuda_.get();
+  }
+
+ private:
+  std::unique_ptr<Frontend> python_;
+  std::unique_ptr<Frontend> cuda_;
+  std::once_flag cuda_once_;
+  std::string cuda_error_;
+  std::mutex notice_mutex_;
+  bool cuda_notice_given_ = false;
+};
+
+// A file matters when its frontend's lexical pre-scan says it can hold something a rule looks
+// at, or when it may define a capture entry point the configuration names.
+bool fileMatters(const Frontend& frontend, const std::string& text,
+                 const AnalysisSettings& settings) {
+  if (frontend.mayMatter(text)) return true;
+  for (const std::string& entry : settings.capture_entry_points) {
+    std::size_t cut = entry.find_last_of(".:");
+    std::string_view last = cut == std::string::npos ? std::string_view(entry)
+                                                     : std::string_view(entry).substr(cut + 1);
+    if (!last.empty() && text.find(last) != std::string::npos) return true;
+  }
+  return false;
+}
+
+FileModel analyzeSource(const SourceFilePtr& source, Frontends& frontends,
+                        const AnalysisSettings& settings, std::vector<Notice>& notices) {
+  const Frontend* frontend = frontends.forPath(source->path(), notices);
+  if (frontend == nullptr || !fileMatters(*frontend, source->text(), settings)) {
+    FileModel empty;
+    empty.language = frontend ? frontend->language() : Language::kPython;
+    empty.source = source;
+    return empty;
+  }
+  return frontend->analyze(source, settings);
+}
+
+struct EnabledCheck {
+  const Check* check;
+  const RuleInfo* rule;
+};
+
+std::vector<EnabledCheck> enabledChecks(const std::vector<std::unique_ptr<Check>>& checks,
+                                        const RuleSelection& selection,
+                                        std::vector<Notice>& notices) {
+  std::vector<EnabledCheck> enabled;
+  for (const auto& check : checks) {
+    const RuleInfo* rule = RuleCatalog::instance().find(check->id());
+    if (rule == nullptr) {
+      notices.push_back({"", -1, "internal: check " + std::string(check->id()) +
+                                     " has no catalog entry and was skipped"});
+      continue;
+    }
+    if (selection.enabled(rule->id)) enabled.push_back({check.get(), rule});
+  }
+  return enabled;
+}
+
+// Runs every enabled check over one file: the events of each of its capture regions (and what
+// they reach), then the whole-file checks.
+std::vector<Diagnostic> checkFile(const ProgramModel& program, const FileModel& file,
+                                  const std::vector<EnabledCheck>& checks) {
+  std::vector<Diagnostic> found;
+  std::vector<DiagnosticSink> sinks;
+  sinks.reserve(checks.size());
+  for (const EnabledCheck& enabled : checks) sinks.emplace_back(*enabled.rule, found);
+
+  RegionWalker walker(program);
+  for (std::size_t r = 0; r < file.regions.size(); ++r) {
+    bool traced = file.regions[r].dynamo_traced;
+    walker.walk(file, r, [&](const RegionContext& context, const Event& event) {
+      for (std::size_t c = 0; c < checks.size(); ++c) {
+        if (traced && !checks[c].rule->applies_when_traced) continue;
+        checks[c].check->checkRegionEvent(context, event, sinks[c]);
+      }
+    });
+  }
+  for (std::size_t c = 0; c < checks.size(); ++c) {
+    checks[c].check->checkFile(file, program, sinks[c]);
+  }
+  return found;
+}
+
+// One finding per rule and range: the same line reached from two regions or along two call
+// paths is one hazard. The first (in file and region order) keeps its path.
+void removeDuplicates(std::vector<Diagnostic>& diagnostics) {
+  std::set<std::tuple<std::string, std::string, std::uint32_t, std::uint32_t>> seen;
+  std::erase_if(diagnostics, [&](const Diagnostic& d) {
+    return !seen.emplace(d.rule_id, d.path(), d.range.begin, d.range.end).second;
+  });
+}
+
+void sortNotices(std::vector<Notice>& notices) {
+  std::stable_sort(notices.begin(), notices.end(), [](const Notice& a, const Notice& b) {
+    return std::tie(a.path, a.line) < std::tie(b.path, b.line);
+  });
+}
+
+RunResult analyzeAll(const std::vector<SourceFilePtr>& sources, const EngineOptions& options,
+                     std::vector<Notice> notices) {
+  Frontends frontends;
+  std::vector<FileModel> models(sources.size());
+  std::vector<std::vector<Notice>> file_notices(sources.size());
+  parallelFor(sources.size(), options.jobs, [&](std::size_t i) {
+    models[i] = analyzeSource(sources[i], frontends, options.settings, file_notices[i]);
+  });
+  for (std::size_t i = 0; i < models.size(); ++i) {
+    notices.insert(notices.end(), file_notices[i].begin(), file_notices[i].end());
+    notices.insert(notices.end(), models[i].notices.begin(), models[i].notices.end());
+  }
+
+  ProgramModel program(std::move(models));
+  auto checks = makeAllChecks();
+  auto enabled = enabledChecks(checks, options.selection, notices);
+
+  const auto& files = program.files();
+  std::vector<std::vector<Diagnostic>> per_file(files.size());
+  parallelFor(files.size(), options.jobs,
+              [&](std::size_t i) { per_file[i] = checkFile(program, files[i], enabled); });
+
+  RunResult result;
+  result.files_analyzed = files.size();
+  for (auto& found : per_file) {
+    std::move(found.begin(), found.end(), std::back_inserter(result.diagnostics));
+  }
+  removeDuplicates(result.diagnostics);
+
+  // Suppression comments live in the file a finding points at.
+  std::map<std::string, Suppressions> suppressions;
+  for (const FileModel& file : files) {
+    if (!file.comments.empty()) {
+      suppressions.emplace(file.source->path(), Suppressions::parse(file, notices));
+    }
+  }
+  std::erase_if(result.diagnostics, [&](const Diagnostic& d) {
+    auto it = suppressions.find(d.path());
+    bool hidden = it != suppressions.end() && it->second.suppresses(d.rule_id, d.range.start.line);
+    result.suppressed += hidden ? 1 : 0;
+    return hidden;
+  });
+
+  std::sort(result.diagnostics.begin(), result.diagnostics.end(), diagnosticLess);
+  sortNotices(notices);
+  result.notices = std::move(notices);
+  return result;
+}
+
+}  // namespace
+
+RunResult analyzeSources(const std::vector<SourceFilePtr>& sources, const EngineOptions& options) {
+  std::vector<Notice> notices;
+  std::vector<SourceFilePtr> accepted;
+  for (const SourceFilePtr& source : sources) {
+    std::string problem = checkSourceText(source->text(), options.settings);
+    if (problem.empty()) {
+      accepted.push_back(source);
+    } else {
+      notices.push_back({source->path(), -1, problem});
+    }
+  }
+  return analyzeAll(accepted, options, std::move(notices));
+}
+
+RunResult runAnalysis(const EngineOptions& options) {
+  std::vector<Notice> notices;
+  std::vector<std::string> roots = options.paths;
+  if (roots.empty()) roots.emplace_back(".");
+  std::vector<std::string> paths = collectFiles(roots, options.exclude, notices);
+
+  std::vector<SourceFilePtr> sources(paths.size());
+  std::vector<std::vector<Notice>> read_notices(paths.size());
+  parallelFor(paths.size(), options.jobs, [&](std::size_t i) {
+    sources[i] = readSource(paths[i], options.settings, read_notices[i]);
+  });
+  for (auto& list : read_notices) notices.insert(notices.end(), list.begin(), list.end());
+  std::erase(sources, nullptr);
+  return analyzeAll(sources, options, std::move(notices));
+}
+
+}  // namespace graphsafe
