@@ -55,4 +55,24 @@ std::vector<Expectation> parseExpectations(const std::string& text) {
   return out;
 }
 
+std::vector<std::string> parseFixtureSelect(const std::string& text) {
+  std::vector<std::string> codes;
+  constexpr std::string_view kMarker = "fixture: select=";
+  std::size_t at = text.find(kMarker);
+  if (at == std::string::npos || at > 2048) return codes;
+  std::size_t end = text.find('\n', at);
+  std::string_view list = std::string_view(text).substr(
+      at + kMarker.size(), (end == std::string::npos ? text.size() : end) - at - kMarker.size());
+  while (!list.empty()) {
+    std::size_t comma = list.find(',');
+    std::string_view code = list.substr(0, comma);
+    while (!code.empty() && code.front() == ' ') code.remove_prefix(1);
+    while (!code.empty() && (code.back() == ' ' || code.back() == '\r')) code.remove_suffix(1);
+    if (!code.empty()) codes.emplace_back(code);
+    if (comma == std::string_view::npos) break;
+    list.remove_prefix(comma + 1);
+  }
+  return codes;
+}
+
 }  // namespace graphsafe::testing

@@ -23,4 +23,8 @@ struct Expectation {
 
 std::vector<Expectation> parseExpectations(const std::string& text);
 
+// `# fixture: select=GS2,GS401` in a fixture's first lines limits the rules it runs (IDs or
+// prefixes), for fixtures about one rule whose code would also trip another. Default: every rule.
+std::vector<std::string> parseFixtureSelect(const std::string& text);
+
 }  // namespace graphsafe::testing

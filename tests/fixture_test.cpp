@@ -73,6 +73,10 @@ TEST_P(FixtureTest, FindingsMatchInlineExpectations) {
   }
   EngineOptions options;
   options.jobs = 1;
+  for (const SourceFilePtr& source : sources) {
+    std::vector<std::string> select = parseFixtureSelect(source->text());
+    options.selection.select.insert(options.selection.select.end(), select.begin(), select.end());
+  }
   RunResult result = analyzeSources(sources, options);
 
   std::size_t expectation_count = 0;
@@ -140,6 +144,14 @@ TEST(FixtureExpectations, ParsesEveryForm) {
   EXPECT_EQ(parsed[3].column, 5);
   EXPECT_TRUE(parsed[4].known_miss);
   EXPECT_FALSE(parsed[0].known_miss);
+}
+
+TEST(FixtureExpectations, ParsesSelectDirective) {
+  auto codes = parseFixtureSelect("# fixture: select=GS2, GS401\nx = 1\n");
+  ASSERT_EQ(codes.size(), 2u);
+  EXPECT_EQ(codes[0], "GS2");
+  EXPECT_EQ(codes[1], "GS401");
+  EXPECT_TRUE(parseFixtureSelect("x = 1\n").empty());
 }
 
 }  // namespace
