@@ -15,6 +15,15 @@ struct AnalysisSettings {
   std::vector<std::string> extra_sync_apis;
   // Files larger than this are skipped with a notice.
   std::size_t max_file_bytes = 8u << 20;
+
+  // C++: show the compiler's own errors about the analyzed code as notices (normally hidden:
+  // they are not graphsafe's findings, and a missing header must not stop the analysis).
+  bool show_compiler_errors = false;
+  // C++: a directory holding compile_commands.json (`-p`); "" = look upward from each file.
+  std::string compile_commands_dir;
+  // C++: the CUDA toolkit root (`--cuda-path`); "" = detect, "none" = use the built-in
+  // declarations as on a machine without CUDA.
+  std::string cuda_path;
 };
 
 }  // namespace graphsafe

@@ -57,6 +57,10 @@ enum EventFlag : std::uint16_t {
   kFlagDataDependent = 1u << 1,  // a data-dependent-shape op (nonzero, masked index, unique)
   kFlagNeedsTensor = 1u << 2,    // only a hazard when `subject` is known to be a tensor
   kFlagNotKnownHost = 1u << 3,   // a hazard unless `subject` is known to be a host value
+  kFlagExtensionCode = 1u << 4,  // C++ reachable from PyTorch (torch/ATen/c10 headers, op
+                                 // registration): stream hazards there are GS304's
+  kFlagCaptureDependent = 1u << 5,  // kBranch: the condition depends on a capture query
+  kFlagSidesDiffer = 1u << 6,       // kBranch: its two sides enqueue different device work
 };
 
 struct KeywordArg {
@@ -103,6 +107,8 @@ struct CaptureRegion {
   std::string graph;         // graph object expression, "" when there is none
   std::string stream;        // capture stream expression, "" = the library's default side stream
   std::string pool;          // memory pool expression, "" when none is shared
+  // Capture mode: "global", "thread_local", "relaxed"; "" when not known (the default is global).
+  std::string mode;
   bool dynamo_traced = false;
   // The function that holds the region's code. For body regions (with, begin/end) the events of
   // `function` whose `region` field equals this region's index run under capture; for
