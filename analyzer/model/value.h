@@ -25,6 +25,7 @@ enum class ValueOrigin : std::uint8_t {
   kGlobal,          // module global rebound somewhere
   kHostCall,        // result of time/random/scheduler and similar calls
   kTensorExpr,      // produced by a tensor op
+  kReassigned,      // C++: a variable assigned again after EndCapture, before the graph launch
 };
 
 struct Value {
