@@ -1,0 +1,182 @@
+#include "analyzer/cli/check_command.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <limits>
+#include <sstream>
+
+#include "analyzer/catalog/rule_catalog.h"
+#include "analyzer/output/atomic_file.h"
+#include "analyzer/output/output_format.h"
+
+namespace graphsafe {
+
+namespace {
+
+bool isSpace(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+std::vector<std::string> nonEmptyPaths(const std::vector<std::string>& paths) {
+  std::vector<std::string> kept;
+  for (const std::string& path : paths) {
+    if (!path.empty()) kept.push_back(path);
+  }
+  if (kept.empty()) kept.emplace_back(".");
+  return kept;
+}
+
+}  // namespace
+
+std::vector<std::string> splitCodeLists(const std::vector<std::string>& lists) {
+  std::vector<std::string> codes;
+  for (const std::string& list : lists) {
+    std::size_t i = 0;
+    while (i < list.size()) {
+      while (i < list.size() && (list[i] == ',' || isSpace(list[i]))) ++i;
+      std::size_t start = i;
+      while (i < list.size() && list[i] != ',' && !isSpace(list[i])) ++i;
+      if (i > start) codes.push_back(list.substr(start, i - start));
+    }
+  }
+  return codes;
+}
+
+std::string validateRuleCodes(const std::vector<std::string>& codes, std::string_view flag) {
+  const auto& rules = RuleCatalog::instance().rules();
+  for (const std::string& code : codes) {
+    bool well_formed =
+        code.size() > 2 && code.starts_with("GS") &&
+        std::all_of(code.begin() + 2, code.end(), [](char c) { return c >= '0' && c <= '9'; });
+    bool known = well_formed && std::any_of(rules.begin(), rules.end(), [&](const RuleInfo& rule) {
+                   return rule.id.starts_with(code);
+                 });
+    if (!known) {
+      return std::string(flag) + ": unknown rule code '" + code +
+             "' (expected a rule ID such as GS401 or a prefix such as GS4; see `graphsafe rules`)";
+    }
+  }
+  return {};
+}
+
+std::optional<std::size_t> parseByteSize(std::string_view text) {
+  while (!text.empty() && isSpace(text.front())) text.remove_prefix(1);
+  while (!text.empty() && isSpace(text.back())) text.remove_suffix(1);
+  std::size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+  if (digits == 0 || digits > 18) return std::nullopt;
+  std::size_t value = 0;
+  for (std::size_t i = 0; i < digits; ++i)
+    value = value * 10 + static_cast<std::size_t>(text[i] - '0');
+  std::string suffix;
+  for (char c : text.substr(digits)) {
+    suffix += static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
+  }
+  if (suffix.ends_with("IB")) suffix.erase(suffix.size() - 2, 1);  // "MiB" -> "MB"
+  if (suffix.size() == 2 && suffix.back() == 'B') suffix.pop_back();
+  std::size_t shift = 0;
+  if (suffix.empty() || suffix == "B") {
+    shift = 0;
+  } else if (suffix == "K") {
+    shift = 10;
+  } else if (suffix == "M") {
+    shift = 20;
+  } else if (suffix == "G") {
+    shift = 30;
+  } else {
+    return std::nullopt;
+  }
+  if (value > (std::numeric_limits<std::size_t>::max() >> shift)) return std::nullopt;
+  return value << shift;
+}
+
+bool toEngineOptions(const CheckCommandOptions& options, EngineOptions& engine,
+                     std::string& error) {
+  if (!parseOutputFormat(options.format)) {
+    error = "--format: unknown format '" + options.format +
+            "' (expected text, concise, json, sarif or github)";
+    return false;
+  }
+  if (options.color != "auto" && options.color != "always" && options.color != "never") {
+    error = "--color: expected auto, always or never, not '" + options.color + "'";
+    return false;
+  }
+  engine.paths = nonEmptyPaths(options.paths);
+  engine.jobs = options.jobs;
+  engine.selection.select = splitCodeLists(options.select);
+  engine.selection.ignore = splitCodeLists(options.ignore);
+  error = validateRuleCodes(engine.selection.select, "--select");
+  if (error.empty()) error = validateRuleCodes(engine.selection.ignore, "--ignore");
+  if (!error.empty()) return false;
+  for (const std::string& pattern : options.exclude) {
+    if (!pattern.empty()) engine.exclude.push_back(pattern);
+  }
+  if (!options.max_file_size.empty()) {
+    auto bytes = parseByteSize(options.max_file_size);
+    if (!bytes || *bytes == 0) {
+      error = "--max-file-size: expected a size such as 8M, 512K or 1000000, not '" +
+              options.max_file_size + "'";
+      return false;
+    }
+    engine.settings.max_file_bytes = *bytes;
+  }
+  return true;
+}
+
+bool useColor(std::string_view mode, bool is_terminal) {
+  if (mode == "always") return true;
+  if (mode == "never") return false;
+  const char* no_color = std::getenv("NO_COLOR");
+  return is_terminal && (no_color == nullptr || *no_color == '\0');
+}
+
+int runCheckCommand(const CheckCommandOptions& options, std::ostream& out, std::ostream& err,
+                    bool out_is_terminal, bool err_is_terminal) {
+  EngineOptions engine;
+  std::string error;
+  if (!toEngineOptions(options, engine, error)) {
+    err << "graphsafe: error: " << error << "\n";
+    return 2;
+  }
+  // A path the user typed that is not there is a mistake in the command, not a finding.
+  for (const std::string& path : engine.paths) {
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) {
+      err << "graphsafe: error: " << path << ": no such file or directory\n";
+      return 2;
+    }
+  }
+
+  RunResult result = runAnalysis(engine);
+
+  OutputFormat format = *parseOutputFormat(options.format);
+  bool to_file = !options.output.empty();
+  OutputOptions output_options;
+  output_options.color = useColor(options.color, to_file ? false : out_is_terminal);
+  output_options.quiet = options.quiet;
+  output_options.status_color = useColor(options.color, err_is_terminal);
+  std::ostringstream buffer;
+  std::ostream& sink = to_file ? static_cast<std::ostream&>(buffer) : out;
+  if (options.statistics) {
+    if (format != OutputFormat::kJson && format != OutputFormat::kSarif) {
+      writeNotices(result.notices, err, output_options.status_color);
+    }
+    writeStatistics(result, sink, format == OutputFormat::kJson);
+  } else {
+    // Findings may go to a file; notices and the clean-run line stay on stderr.
+    writeResult(format, result, sink, err, output_options);
+  }
+
+  if (to_file) {
+    if (!writeFileAtomically(options.output, buffer.str(), error)) {
+      err << "graphsafe: error: " << error << "\n";
+      return 2;
+    }
+  }
+  out.flush();
+  if (result.diagnostics.empty() || options.exit_zero) return 0;
+  return 1;
+}
+
+}  // namespace graphsafe

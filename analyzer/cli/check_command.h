@@ -1,0 +1,56 @@
+#pragma once
+
+// `graphsafe check`: its options as the user gives them, their validation and mapping to the
+// engine's options, and the run itself. Free of any command-line library so that other front
+// ends (the LSP server, tests) reuse the same option handling.
+
+#include <cstddef>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analyzer/engine/engine.h"
+
+namespace graphsafe {
+
+struct CheckCommandOptions {
+  std::vector<std::string> paths;   // default "."
+  std::string format = "text";      // text | concise | json | sarif | github
+  std::string output;               // file to write (atomically); empty = stdout
+  std::vector<std::string> select;  // rule IDs or prefixes; entries may be comma lists
+  std::vector<std::string> ignore;
+  std::vector<std::string> exclude;  // gitignore-style patterns
+  unsigned jobs = 0;                 // 0 = one per core
+  bool exit_zero = false;
+  bool statistics = false;
+  std::string color = "auto";  // auto | always | never
+  std::string max_file_size;   // "8M", "512K", "1000000"; empty = the default
+  bool quiet = false;          // no summary line
+};
+
+// "GS4, GS101" and repeated flags -> {"GS4", "GS101"}.
+std::vector<std::string> splitCodeLists(const std::vector<std::string>& lists);
+
+// An error message for the first code that is not `GS` + digits naming (a prefix of) a rule
+// in the catalog; empty when every code is fine.
+std::string validateRuleCodes(const std::vector<std::string>& codes, std::string_view flag);
+
+// "1048576", "512K", "8M", "8MB", "1G" (binary multiples); nullopt when malformed.
+std::optional<std::size_t> parseByteSize(std::string_view text);
+
+// Validates the options and maps them onto the engine's. Returns false with a one-line error
+// (a usage error: exit code 2) when an option is invalid.
+bool toEngineOptions(const CheckCommandOptions& options, EngineOptions& engine, std::string& error);
+
+// --color: auto means on a terminal, unless NO_COLOR is set to a non-empty value.
+bool useColor(std::string_view mode, bool is_terminal);
+
+// Runs the whole command: analysis, output (to `out` or --output), statistics. Returns the exit
+// code: 0 no findings (or --exit-zero), 1 findings, 2 usage or internal error (printed to
+// `err` as "graphsafe: error: ...").
+int runCheckCommand(const CheckCommandOptions& options, std::ostream& out, std::ostream& err,
+                    bool out_is_terminal, bool err_is_terminal);
+
+}  // namespace graphsafe

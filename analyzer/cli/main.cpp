@@ -1,0 +1,132 @@
+// The graphsafe command: `check`, `rules`, `explain`. Option parsing only; each command's work
+// lives in its own file so that other front ends reuse it.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <exception>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "analyzer/cli/check_command.h"
+#include "analyzer/cli/rules_command.h"
+
+namespace graphsafe {
+namespace {
+
+constexpr const char* kUsage =
+    "usage: graphsafe check [PATH...] [--format text|concise|json|sarif|github] [options]\n"
+    "       graphsafe rules [--format text|json]\n"
+    "       graphsafe explain RULE\n"
+    "       graphsafe --version\n"
+    "Run 'graphsafe --help' or 'graphsafe check --help' for details.\n";
+
+int usageError(const std::string& message) {
+  std::cerr << "graphsafe: error: " << message << "\n" << kUsage;
+  return 2;
+}
+
+void addCheckOptions(CLI::App& check, CheckCommandOptions& options) {
+  check.add_option("paths", options.paths, "Files or directories to analyze (default: .)");
+  check
+      .add_option("--format", options.format,
+                  "Output format: text, concise, json, sarif or github (default: text)")
+      ->check(CLI::IsMember({"text", "concise", "json", "sarif", "github"}));
+  check.add_option("-o,--output", options.output,
+                   "Write the report to FILE (atomically) instead of stdout");
+  check
+      .add_option("--select", options.select,
+                  "Only these rules: IDs or prefixes, comma-separated (GS4 = the family)")
+      ->delimiter(',')
+      ->allow_extra_args(false);
+  check
+      .add_option("--ignore", options.ignore,
+                  "Not these rules: IDs or prefixes, comma-separated; wins over --select")
+      ->delimiter(',')
+      ->allow_extra_args(false);
+  check
+      .add_option("--exclude", options.exclude,
+                  "Skip paths matching these gitignore-style patterns, comma-separated")
+      ->delimiter(',')
+      ->allow_extra_args(false);
+  check.add_option("-j,--jobs", options.jobs, "Files analyzed in parallel (default: one per core)")
+      ->check(CLI::Range(0u, 1024u));
+  check.add_flag("--exit-zero", options.exit_zero, "Exit 0 even when there are findings");
+  check.add_flag("--statistics", options.statistics, "Print the number of findings per rule");
+  check
+      .add_option("--color", options.color,
+                  "Colored output: auto (on a terminal, unless NO_COLOR is set), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  check.add_option("--max-file-size", options.max_file_size,
+                   "Skip files larger than this (default: 8M; accepts K, M, G suffixes)");
+  check.add_flag("-q,--quiet", options.quiet, "Print no summary line");
+}
+
+int run(int argc, char** argv) {
+  CLI::App app{"graphsafe: finds CUDA-graph capture hazards in PyTorch and CUDA C++ code.",
+               "graphsafe"};
+  app.set_version_flag("--version", std::string("graphsafe ") + GRAPHSAFE_VERSION);
+  app.require_subcommand(1);
+
+  CheckCommandOptions check_options;
+  CLI::App* check = app.add_subcommand("check", "Analyze files and directories");
+  addCheckOptions(*check, check_options);
+
+  std::string rules_format = "text";
+  CLI::App* rules = app.add_subcommand("rules", "List the rule catalog");
+  rules->add_option("--format", rules_format, "text or json")
+      ->check(CLI::IsMember({"text", "json"}));
+
+  std::string rule_to_explain;
+  CLI::App* explain = app.add_subcommand("explain", "Print a rule's page");
+  explain->add_option("rule", rule_to_explain, "A rule ID (GS401) or name (host-sync)")->required();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    // A first word that is not a flag and not a command: say so instead of "required".
+    if (argc > 1 && argv[1][0] != '-' && app.get_subcommands().empty()) {
+      return usageError(std::string("unknown command '") + argv[1] + "'");
+    }
+    return usageError(e.what());
+  }
+
+  if (check->parsed()) {
+    return runCheckCommand(check_options, std::cout, std::cerr, ::isatty(STDOUT_FILENO) == 1,
+                           ::isatty(STDERR_FILENO) == 1);
+  }
+  if (rules->parsed()) {
+    writeRuleList(std::cout, rules_format == "json");
+    return 0;
+  }
+  if (explain->parsed()) {
+    if (!writeRuleExplanation(rule_to_explain, std::cout)) {
+      std::cerr << "graphsafe: error: unknown rule '" << rule_to_explain
+                << "' (see `graphsafe rules`)\n";
+      return 2;
+    }
+    return 0;
+  }
+  return usageError("no command given");
+}
+
+}  // namespace
+}  // namespace graphsafe
+
+int main(int argc, char** argv) {
+  // Exit code 2 for anything unexpected, never a crash report: CI reads the exit code.
+  try {
+    return graphsafe::run(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "graphsafe: error: " << e.what() << "\n";
+  } catch (...) {
+    std::cerr << "graphsafe: error: internal error\n";
+  }
+  return 2;
+}

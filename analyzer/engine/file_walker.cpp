@@ -1,0 +1,359 @@
+#include "analyzer/engine/file_walker.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <set>
+#include <sstream>
+#include <string_view>
+#include <utility>
+
+#include "analyzer/engine/ignore_rules.h"
+
+namespace graphsafe {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::array<std::string_view, 2> kPythonExtensions = {".py", ".pyi"};
+constexpr std::array<std::string_view, 11> kCudaExtensions = {
+    ".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c++", ".h", ".hpp", ".hh", ".hxx", ".inl"};
+
+// Directories that hold no code of the project: version control, caches, build outputs,
+// installed packages.
+constexpr std::array<std::string_view, 13> kSkippedDirectories = {
+    ".git",         ".hg",  ".svn",        "__pycache__",   "node_modules", "dist",
+    ".tox",         ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache",  ".graphsafe_cache",
+    "site-packages"};
+
+std::string_view extensionOf(std::string_view path) {
+  std::size_t slash = path.find_last_of('/');
+  std::string_view name = slash == std::string_view::npos ? path : path.substr(slash + 1);
+  std::size_t dot = name.find_last_of('.');
+  if (dot == std::string_view::npos || dot == 0) return {};
+  return name.substr(dot);
+}
+
+bool handledPath(const std::string& path) {
+  return isPythonPath(path) || isCudaPath(path);
+}
+
+bool pathExists(const fs::path& path) {
+  std::error_code ec;
+  return fs::exists(fs::symlink_status(path, ec));
+}
+
+bool isVirtualenv(const fs::path& dir, std::string_view name) {
+  if (pathExists(dir / "pyvenv.cfg")) return true;
+  return (name == ".venv" || name == "venv" || name == "env") &&
+         pathExists(dir / "bin" / "activate");
+}
+
+bool skippedDirectory(const fs::path& dir, std::string_view name) {
+  if (std::find(kSkippedDirectories.begin(), kSkippedDirectories.end(), name) !=
+      kSkippedDirectories.end()) {
+    return true;
+  }
+  if (name.starts_with("build")) return true;
+  return isVirtualenv(dir, name);
+}
+
+// The user's spelling, normalized lexically: "./a.py" -> "a.py", "src/" -> "src".
+std::string normalizeUserPath(const std::string& path) {
+  if (path.empty()) return ".";
+  std::string normal = fs::path(path).lexically_normal().generic_string();
+  while (normal.size() > 1 && normal.back() == '/') normal.pop_back();
+  if (normal.empty()) return ".";
+  return normal;
+}
+
+std::string joinPath(const std::string& dir, const std::string& name) {
+  if (dir == ".") return name;
+  if (!dir.empty() && dir.back() == '/') return dir + name;
+  return dir + "/" + name;
+}
+
+std::string absolutePath(const std::string& path) {
+  std::error_code ec;
+  fs::path absolute = fs::absolute(path, ec);
+  if (ec) return path;
+  std::string normal = absolute.lexically_normal().generic_string();
+  while (normal.size() > 1 && normal.back() == '/') normal.pop_back();
+  return normal;
+}
+
+// `path` relative to `base` when it lies inside it (both absolute and normalized).
+bool relativeInside(const std::string& base, const std::string& path, std::string_view& out) {
+  if (base == "/") {
+    if (path.size() <= 1 || path.front() != '/') return false;
+    out = std::string_view(path).substr(1);
+    return true;
+  }
+  if (path.size() <= base.size() + 1 || !path.starts_with(base) || path[base.size()] != '/') {
+    return false;
+  }
+  out = std::string_view(path).substr(base.size() + 1);
+  return true;
+}
+
+std::shared_ptr<const IgnoreRules> loadIgnoreFile(const fs::path& file, const std::string& base) {
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec)) return nullptr;
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return nullptr;
+  std::ostringstream text;
+  text << in.rdbuf();
+  auto rules = std::make_shared<const IgnoreRules>(IgnoreRules::parse(text.str(), base));
+  return rules->empty() ? nullptr : rules;
+}
+
+using RuleStack = std::vector<std::shared_ptr<const IgnoreRules>>;
+
+// The .gitignore files above a walked root, up to its repository's top (the directory holding
+// .git), outermost first, after the repository's .git/info/exclude. Outside a repository git
+// reads no parent .gitignore, and neither do we.
+RuleStack parentIgnoreRules(const std::string& root_absolute) {
+  std::vector<std::string> chain;  // root's parents, innermost first
+  fs::path dir = fs::path(root_absolute);
+  std::string top;
+  if (pathExists(dir / ".git")) top = root_absolute;
+  // The depth of a path bounds this loop: parent_path() shortens it every step.
+  while (top.empty() && dir.has_relative_path()) {
+    dir = dir.parent_path();
+    chain.push_back(dir.generic_string());
+    if (pathExists(dir / ".git")) top = dir.generic_string();
+  }
+  RuleStack stack;
+  if (top.empty()) return stack;
+  if (auto rules = loadIgnoreFile(fs::path(top) / ".git" / "info" / "exclude", top)) {
+    stack.push_back(std::move(rules));
+  }
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+    if (auto rules = loadIgnoreFile(fs::path(*it) / ".gitignore", *it)) {
+      stack.push_back(std::move(rules));
+    }
+  }
+  return stack;
+}
+
+struct DirectoryId {
+  dev_t device = 0;
+  ino_t inode = 0;
+  friend auto operator<=>(const DirectoryId&, const DirectoryId&) = default;
+};
+
+bool directoryId(const std::string& path, DirectoryId& id) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) return false;
+  id = {info.st_dev, info.st_ino};
+  return true;
+}
+
+// One directory waiting to be read.
+struct Frame {
+  std::string display;   // the user's spelling
+  std::string absolute;  // lexical absolute path, for matching ignore patterns
+  RuleStack rules;       // .gitignore files that apply inside, outermost first
+  DirectoryId id;
+  std::size_t parent = 0;  // index in the frame list; the root is its own parent
+  bool root = false;
+};
+
+class Walker {
+ public:
+  Walker(const std::vector<std::string>& exclude, std::vector<Notice>& notices,
+         std::vector<std::string>& files)
+      : notices_(notices), files_(files) {
+    std::string text;
+    for (const std::string& pattern : exclude) text += pattern + "\n";
+    excludes_ = IgnoreRules::parse(text, absolutePath("."));
+  }
+
+  void walk(const std::string& root) {
+    frames_.clear();
+    visited_.clear();
+    Frame first;
+    first.display = root;
+    first.absolute = absolutePath(root);
+    first.rules = parentIgnoreRules(first.absolute);
+    first.root = true;
+    if (!directoryId(root, first.id)) {
+      notices_.push_back(
+          {root, -1, "cannot read directory: " + std::generic_category().message(errno)});
+      return;
+    }
+    visited_.insert(first.id);
+    frames_.push_back(std::move(first));
+    std::vector<std::size_t> pending = {0};
+    // An explicit stack: the depth of the tree never becomes the depth of our call stack.
+    while (!pending.empty()) {
+      std::size_t index = pending.back();
+      pending.pop_back();
+      readDirectory(index, pending);
+    }
+  }
+
+ private:
+  bool ignored(const Frame& frame, const std::string& absolute, bool is_dir) const {
+    std::string_view relative;
+    if (relativeInside(excludes_.base(), absolute, relative)) {
+      auto verdict = excludes_.match(relative, is_dir);
+      if (verdict != IgnoreRules::Verdict::kNone) return verdict == IgnoreRules::Verdict::kIgnore;
+    } else {
+      std::string_view name = std::string_view(absolute).substr(absolute.find_last_of('/') + 1);
+      auto verdict = excludes_.match(name, is_dir, /*basename_only=*/true);
+      if (verdict != IgnoreRules::Verdict::kNone) return verdict == IgnoreRules::Verdict::kIgnore;
+    }
+    // Deeper .gitignore files take precedence over those above them.
+    for (auto it = frame.rules.rbegin(); it != frame.rules.rend(); ++it) {
+      if (!relativeInside((*it)->base(), absolute, relative)) continue;
+      auto verdict = (*it)->match(relative, is_dir);
+      if (verdict != IgnoreRules::Verdict::kNone) return verdict == IgnoreRules::Verdict::kIgnore;
+    }
+    return false;
+  }
+
+  bool isAncestor(std::size_t index, const DirectoryId& id) const {
+    // Frames form a tree through `parent`; walking up ends at the root, which is its own parent.
+    while (true) {
+      if (frames_[index].id == id) return true;
+      if (frames_[index].root) return false;
+      index = frames_[index].parent;
+    }
+  }
+
+  void readDirectory(std::size_t index, std::vector<std::size_t>& pending) {
+    std::vector<std::string> names;
+    {
+      std::error_code ec;
+      fs::directory_iterator it(frames_[index].display, ec);
+      if (ec) {
+        notices_.push_back({frames_[index].display, -1, "cannot read directory: " + ec.message()});
+        return;
+      }
+      for (; it != fs::directory_iterator(); it.increment(ec)) {
+        names.push_back(it->path().filename().string());
+      }
+      if (ec) {
+        notices_.push_back({frames_[index].display, -1, "cannot read directory: " + ec.message()});
+      }
+    }
+    std::sort(names.begin(), names.end());
+
+    Frame& frame = frames_[index];
+    RuleStack rules = frame.rules;
+    // A repository nested inside the walk starts over with its own ignore files.
+    if (!frame.root && std::binary_search(names.begin(), names.end(), ".git")) rules.clear();
+    if (std::binary_search(names.begin(), names.end(), ".gitignore")) {
+      if (auto own = loadIgnoreFile(fs::path(frame.display) / ".gitignore", frame.absolute)) {
+        rules.push_back(std::move(own));
+      }
+    }
+    frame.rules = rules;
+    const std::string display = frame.display;
+    const std::string absolute = frame.absolute;
+
+    for (const std::string& name : names) {
+      std::string child = joinPath(display, name);
+      std::string child_absolute = absolute == "/" ? "/" + name : absolute + "/" + name;
+      std::error_code ec;
+      fs::file_status link = fs::symlink_status(child, ec);
+      if (ec) continue;  // vanished since the listing
+      fs::file_status target = link;
+      if (fs::is_symlink(link)) {
+        target = fs::status(child, ec);
+        if (ec || !fs::exists(target)) {
+          if (handledPath(child) && !ignored(frames_[index], child_absolute, false)) {
+            notices_.push_back({child, -1, "skipped: broken symbolic link"});
+          }
+          continue;
+        }
+      }
+      if (fs::is_directory(target)) {
+        if (skippedDirectory(child, name)) continue;
+        if (ignored(frames_[index], child_absolute, true)) continue;
+        DirectoryId id;
+        if (!directoryId(child, id)) continue;
+        if (!visited_.insert(id).second) {
+          // Seen before: a loop when it is one of our own ancestors, else another path to a
+          // directory already walked.
+          if (isAncestor(index, id)) {
+            notices_.push_back({child, -1, "skipped: symbolic link loop"});
+          }
+          continue;
+        }
+        Frame next;
+        next.display = child;
+        next.absolute = child_absolute;
+        next.rules = rules;
+        next.id = id;
+        next.parent = index;
+        frames_.push_back(std::move(next));
+        pending.push_back(frames_.size() - 1);
+      } else if (handledPath(child) && !ignored(frames_[index], child_absolute, false)) {
+        files_.push_back(child);
+      }
+    }
+  }
+
+  IgnoreRules excludes_;
+  std::vector<Notice>& notices_;
+  std::vector<std::string>& files_;
+  std::vector<Frame> frames_;
+  std::set<DirectoryId> visited_;
+};
+
+}  // namespace
+
+bool isPythonPath(const std::string& path) {
+  std::string_view extension = extensionOf(path);
+  return std::find(kPythonExtensions.begin(), kPythonExtensions.end(), extension) !=
+         kPythonExtensions.end();
+}
+
+bool isCudaPath(const std::string& path) {
+  std::string_view extension = extensionOf(path);
+  return std::find(kCudaExtensions.begin(), kCudaExtensions.end(), extension) !=
+         kCudaExtensions.end();
+}
+
+std::vector<std::string> collectFiles(const std::vector<std::string>& paths,
+                                      const std::vector<std::string>& exclude,
+                                      std::vector<Notice>& notices) {
+  std::vector<std::string> files;
+  Walker walker(exclude, notices, files);
+  for (const std::string& given : paths) {
+    std::string path = normalizeUserPath(given);
+    std::error_code ec;
+    fs::file_status status = fs::status(path, ec);
+    if (!fs::exists(status)) {
+      std::error_code link_ec;
+      if (fs::is_symlink(fs::symlink_status(path, link_ec))) {
+        notices.push_back({path, -1, "broken symbolic link"});
+      } else if (ec && ec != std::errc::no_such_file_or_directory) {
+        notices.push_back({path, -1, "cannot access: " + ec.message()});
+      } else {
+        notices.push_back({path, -1, "no such file or directory"});
+      }
+      continue;
+    }
+    if (fs::is_directory(status)) {
+      walker.walk(path);
+    } else if (handledPath(path)) {
+      files.push_back(path);  // named explicitly: analyzed whatever the ignore files say
+    } else {
+      notices.push_back({path, -1, "skipped: not a Python or C++/CUDA source file"});
+    }
+  }
+  std::sort(files.begin(), files.end());
+  files.erase(std::unique(files.begin(), files.end()), files.end());
+  return files;
+}
+
+}  // namespace graphsafe

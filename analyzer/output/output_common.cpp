@@ -1,0 +1,82 @@
+#include "analyzer/output/output_common.h"
+
+#include <filesystem>
+#include <set>
+#include <system_error>
+
+namespace graphsafe {
+
+namespace fs = std::filesystem;
+
+Position oneBasedPosition(const SourceFile* file, SourcePoint point, ColumnUnit unit) {
+  if (file == nullptr) return {point.line + 1, point.column + 1};
+  std::uint32_t column =
+      unit == ColumnUnit::kUtf16 ? file->utf16Column(point) : file->codePointColumn(point);
+  return {point.line + 1, column + 1};
+}
+
+nlohmann::json rangeToJson(const SourceFile* file, const SourceRange& range, ColumnUnit unit) {
+  Position start = oneBasedPosition(file, range.start, unit);
+  Position end = oneBasedPosition(file, range.stop, unit);
+  return {{"start", {{"line", start.line}, {"column", start.column}}},
+          {"end", {{"line", end.line}, {"column", end.column}}}};
+}
+
+std::string currentDirectory() {
+  std::error_code ec;
+  fs::path cwd = fs::current_path(ec);
+  if (ec) return {};
+  return cwd.lexically_normal().generic_string();
+}
+
+std::string absolutePathFrom(const std::string& path, const std::string& directory) {
+  fs::path p(path);
+  if (p.is_relative() && !directory.empty()) p = fs::path(directory) / p;
+  std::string normal = p.lexically_normal().generic_string();
+  while (normal.size() > 1 && normal.back() == '/') normal.pop_back();
+  return normal;
+}
+
+std::string pathInside(const std::string& path, const std::string& directory) {
+  if (directory.empty()) return {};
+  fs::path base(absolutePathFrom(".", directory));
+  fs::path relative = fs::path(absolutePathFrom(path, directory)).lexically_relative(base);
+  std::string text = relative.generic_string();
+  if (text.empty() || text == "." || text == ".." || text.starts_with("../")) return {};
+  return text;
+}
+
+FindingCounts countFindings(const RunResult& result) {
+  FindingCounts counts;
+  std::set<std::string> files;
+  for (const Diagnostic& diagnostic : result.diagnostics) {
+    (diagnostic.severity == Severity::kError ? counts.errors : counts.warnings) += 1;
+    if (diagnostic.file) files.insert(diagnostic.path());
+  }
+  counts.files_with_findings = files.size();
+  return counts;
+}
+
+std::string plural(std::size_t count, const char* singular, const char* plural_form) {
+  return std::to_string(count) + " " + (count == 1 ? singular : plural_form);
+}
+
+std::string summaryLine(const RunResult& result) {
+  FindingCounts counts = countFindings(result);
+  std::string suppressed =
+      result.suppressed == 0 ? "" : " (" + std::to_string(result.suppressed) + " suppressed)";
+  if (counts.errors + counts.warnings == 0) {
+    return "No CUDA-graph hazards found in " + plural(result.files_analyzed, "file", "files") +
+           suppressed + ".";
+  }
+  std::string found;
+  if (counts.errors > 0) found = plural(counts.errors, "error", "errors");
+  if (counts.warnings > 0) {
+    if (!found.empty()) found += " and ";
+    found += plural(counts.warnings, "warning", "warnings");
+  }
+  return "Found " + found + " in " + plural(counts.files_with_findings, "file", "files") +
+         suppressed + ".";
+}
+
+}  // namespace graphsafe

@@ -1,0 +1,52 @@
+#pragma once
+
+// Pieces every output format shares: 1-based positions, ranges as JSON, paths relative to the
+// working directory, counts and the summary line.
+
+#include <cstddef>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "analyzer/engine/engine.h"
+
+namespace graphsafe {
+
+// How columns are counted: code points (text, JSON, GitHub) or UTF-16 code units (SARIF, LSP).
+enum class ColumnUnit { kCodePoints, kUtf16 };
+
+struct Position {
+  std::uint32_t line = 1;    // 1-based
+  std::uint32_t column = 1;  // 1-based, in the chosen unit
+};
+
+Position oneBasedPosition(const SourceFile* file, SourcePoint point, ColumnUnit unit);
+
+// {"start": {"line", "column"}, "end": {"line", "column"}}, 1-based; the end is exclusive.
+nlohmann::json rangeToJson(const SourceFile* file, const SourceRange& range, ColumnUnit unit);
+
+// The current directory, absolute, with forward slashes; empty if it cannot be determined.
+std::string currentDirectory();
+
+// `path` relative to `directory` with forward slashes when it lies inside it, else empty.
+// A relative `path` is taken relative to `directory` already.
+std::string pathInside(const std::string& path, const std::string& directory);
+
+// `path` made absolute against `directory`, normalized, with forward slashes.
+std::string absolutePathFrom(const std::string& path, const std::string& directory);
+
+struct FindingCounts {
+  std::size_t errors = 0;
+  std::size_t warnings = 0;
+  std::size_t files_with_findings = 0;
+};
+FindingCounts countFindings(const RunResult& result);
+
+// "Found 3 errors and 1 warning in 2 files." or, for a clean run,
+// "No CUDA-graph hazards found in 12 files."; the number suppressed is added when not zero.
+std::string summaryLine(const RunResult& result);
+
+// "1 file", "2 files".
+std::string plural(std::size_t count, const char* singular, const char* plural_form);
+
+}  // namespace graphsafe
