@@ -12,8 +12,10 @@
 #include "analyzer/engine/file_walker.h"
 #include "analyzer/engine/frontend.h"
 #include "analyzer/engine/parallel.h"
+#include "analyzer/engine/per_file_ignores.h"
 #include "analyzer/engine/program_model.h"
 #include "analyzer/engine/region_walker.h"
+#include "analyzer/engine/severity_overrides.h"
 #include "analyzer/engine/source_reader.h"
 #include "analyzer/engine/suppressions.h"
 
@@ -173,12 +175,16 @@ RunResult analyzeAll(const std::vector<SourceFilePtr>& sources, const EngineOpti
       suppressions.emplace(file.source->path(), Suppressions::parse(file, notices));
     }
   }
+  PerFileIgnores per_file_ignores(options.per_file_ignores);
   std::erase_if(result.diagnostics, [&](const Diagnostic& d) {
     auto it = suppressions.find(d.path());
-    bool hidden = it != suppressions.end() && it->second.suppresses(d.rule_id, d.range.start.line);
+    bool hidden =
+        (it != suppressions.end() && it->second.suppresses(d.rule_id, d.range.start.line)) ||
+        per_file_ignores.ignores(d.path(), d.rule_id);
     result.suppressed += hidden ? 1 : 0;
     return hidden;
   });
+  applySeverityOverrides(options.severity_overrides, result.diagnostics);
 
   std::sort(result.diagnostics.begin(), result.diagnostics.end(), diagnosticLess);
   sortNotices(notices);

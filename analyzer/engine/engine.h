@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,12 +20,25 @@ struct RuleSelection {
   bool enabled(std::string_view rule_id) const;
 };
 
+// Findings of `codes` (rule IDs or prefixes) are dropped in files matching `pattern`, a
+// gitignore-style glob relative to `base` (the configuration's directory; empty = the current
+// directory). A leading `!` negates: the codes are dropped in files NOT matching.
+struct PerFileIgnore {
+  std::string pattern;
+  std::vector<std::string> codes;
+  std::string base;
+  friend bool operator==(const PerFileIgnore&, const PerFileIgnore&) = default;
+};
+
 struct EngineOptions {
   std::vector<std::string> paths;      // files or directories; default "."
   unsigned jobs = 0;                   // 0 = one per core
   RuleSelection selection;
   AnalysisSettings settings;
   std::vector<std::string> exclude;    // gitignore-style patterns, on top of .gitignore
+  std::vector<PerFileIgnore> per_file_ignores;
+  // Rule ID or prefix -> severity reported; the longest matching prefix wins.
+  std::map<std::string, Severity> severity_overrides;
 };
 
 struct RunResult {
