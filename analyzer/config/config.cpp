@@ -1,0 +1,132 @@
+#include "analyzer/config/config.h"
+
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+
+#include "analyzer/config/config_tree.h"
+
+namespace graphsafe {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kYamlName = ".graphsafe.yaml";
+constexpr const char* kPyprojectName = "pyproject.toml";
+constexpr const char* kPyprojectTable = "tool.graphsafe";
+// Nobody writes a configuration this large; reading stops there instead of at memory's end.
+constexpr std::uintmax_t kMaxConfigBytes = 4u << 20;
+
+std::string whatOf(const std::string& file, int line, const std::string& message) {
+  std::string what = file;
+  if (line > 0) what += ":" + std::to_string(line);
+  return what + ": " + message;
+}
+
+std::string readConfigText(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw ConfigError(path, 0, "", "is a directory, not a file");
+  std::uintmax_t size = fs::file_size(path, ec);
+  if (!ec && size > kMaxConfigBytes) {
+    throw ConfigError(path, 0, "", "the file is too large to be a configuration");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ConfigError(path, 0, "", std::string("cannot read: ") + std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw ConfigError(path, 0, "", "cannot read the file");
+  return text.str();
+}
+
+bool isFile(const fs::path& path) {
+  std::error_code ec;
+  return fs::is_regular_file(path, ec);
+}
+
+// A pyproject.toml counts only when it has a [tool.graphsafe] table. One that does not parse
+// counts when it mentions the table, so that loading it reports the syntax error.
+bool pyprojectConfigures(const fs::path& path) {
+  std::string text;
+  try {
+    text = readConfigText(path.string());
+  } catch (const ConfigError&) {
+    return false;
+  }
+  try {
+    return parseTomlConfig(path.string(), text, kPyprojectTable).has_value();
+  } catch (const ConfigError&) {
+    return text.find(kPyprojectTable) != std::string::npos;
+  }
+}
+
+}  // namespace
+
+ConfigError::ConfigError(std::string file_name, int line_number, std::string key_name,
+                         std::string text)
+    : std::runtime_error(whatOf(file_name, line_number, text)),
+      file(std::move(file_name)),
+      line(line_number),
+      key(std::move(key_name)),
+      message(std::move(text)) {}
+
+std::string Config::directory() const {
+  std::error_code ec;
+  fs::path dir =
+      path.empty() ? fs::current_path(ec) : fs::absolute(path, ec).lexically_normal().parent_path();
+  if (ec || dir.empty()) return ".";
+  return dir.generic_string();
+}
+
+Config loadConfigFile(const std::string& path) {
+  std::string text = readConfigText(path);
+  fs::path file(path);
+  std::optional<ConfigDocument> document;
+  if (file.filename() == kPyprojectName) {
+    document = parseTomlConfig(path, text, kPyprojectTable);
+  } else if (file.extension() == ".toml") {
+    document = parseTomlConfig(path, text, "");
+  } else {
+    document = parseYamlConfig(path, text);
+  }
+  if (!document) {
+    Config none;
+    none.path = path;
+    return none;
+  }
+  return validateConfig(*document);
+}
+
+std::optional<std::string> findConfigFile(const std::string& start) {
+  std::error_code ec;
+  fs::path given = start.empty() ? fs::path(".") : fs::path(start);
+  fs::path cwd = fs::current_path(ec);
+  if (ec) return std::nullopt;
+  fs::path dir = (given.is_absolute() ? given : cwd / given).lexically_normal();
+  if (!fs::is_directory(dir, ec)) dir = dir.parent_path();
+  if (dir.has_filename() == false && dir != dir.root_path()) dir = dir.parent_path();
+
+  // Each step goes one level up, so the walk ends at the root.
+  while (true) {
+    fs::path found;
+    if (isFile(dir / kYamlName)) {
+      found = dir / kYamlName;
+    } else if (isFile(dir / kPyprojectName) && pyprojectConfigures(dir / kPyprojectName)) {
+      found = dir / kPyprojectName;
+    }
+    if (!found.empty()) {
+      if (given.is_absolute()) return found.generic_string();
+      return found.lexically_relative(cwd).generic_string();
+    }
+    if (fs::exists(dir / ".git", ec)) return std::nullopt;
+    fs::path parent = dir.parent_path();
+    if (parent == dir || parent.empty()) return std::nullopt;
+    dir = parent;
+  }
+}
+
+}  // namespace graphsafe

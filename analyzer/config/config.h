@@ -1,0 +1,57 @@
+#pragma once
+
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "analyzer/diagnostics/diagnostic.h"
+#include "analyzer/engine/engine.h"
+
+namespace graphsafe {
+
+// The settings of one configuration file: `.graphsafe.yaml`, `[tool.graphsafe]` in
+// pyproject.toml, or the top level of another .toml file. Keys are documented in
+// docs/configuration.md.
+struct Config {
+  std::string path;                 // the file it came from, as given; empty when there is none
+  std::vector<std::string> select;  // rule IDs or prefixes; empty = every rule
+  std::vector<std::string> ignore;
+  // In file order; each entry's base is the configuration's directory.
+  std::vector<PerFileIgnore> per_file_ignores;
+  std::vector<std::string> exclude;          // gitignore-style, relative to directory()
+  std::map<std::string, Severity> severity;  // rule ID or prefix -> severity
+  std::vector<std::string> capture_entry_points;
+  std::vector<std::string> extra_sync_apis;
+
+  // The absolute directory of `path`, which patterns are relative to (the current directory
+  // when `path` is empty).
+  std::string directory() const;
+
+  friend bool operator==(const Config&, const Config&) = default;
+};
+
+// A configuration that cannot be used. what() is "<file>:<line>: <message>" (without the line
+// when it is unknown), ready to print after "graphsafe: error: ".
+struct ConfigError : std::runtime_error {
+  ConfigError(std::string file, int line, std::string key, std::string message);
+
+  std::string file;
+  int line = 0;     // 1-based; 0 = the whole file
+  std::string key;  // the setting at fault ("severity.GS401"), empty for syntax errors
+  std::string message;
+};
+
+// Reads and validates a configuration file. pyproject.toml is read from its [tool.graphsafe]
+// table (none = an empty Config); any other *.toml from its top level; anything else as YAML.
+// Throws ConfigError.
+Config loadConfigFile(const std::string& path);
+
+// The configuration that applies to `start` (a directory, or a file's directory): the nearest
+// `.graphsafe.yaml`, or pyproject.toml with a [tool.graphsafe] table, preferring the former in
+// one directory, walking up to the repository root (a directory holding .git) or the filesystem
+// root. A relative `start` gives a path relative to the current directory.
+std::optional<std::string> findConfigFile(const std::string& start);
+
+}  // namespace graphsafe
