@@ -7,6 +7,8 @@
 #include <sstream>
 
 #include "analyzer/catalog/rule_catalog.h"
+#include "analyzer/config/apply_config.h"
+#include "analyzer/config/config.h"
 #include "analyzer/output/atomic_file.h"
 #include "analyzer/output/output_format.h"
 
@@ -146,6 +148,15 @@ int runCheckCommand(const CheckCommandOptions& options, std::ostream& out, std::
       err << "graphsafe: error: " << path << ": no such file or directory\n";
       return 2;
     }
+  }
+
+  try {
+    std::optional<std::string> config_path =
+        options.config.empty() ? findConfigFile(engine.paths.front()) : options.config;
+    if (config_path) applyConfig(loadConfigFile(*config_path), engine);
+  } catch (const ConfigError& config_error) {
+    err << "graphsafe: error: " << config_error.what() << "\n";
+    return 2;
   }
 
   RunResult result = runAnalysis(engine);

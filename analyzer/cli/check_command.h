@@ -28,6 +28,9 @@ struct CheckCommandOptions {
   std::string color = "auto";  // auto | always | never
   std::string max_file_size;   // "8M", "512K", "1000000"; empty = the default
   bool quiet = false;          // no summary line
+  // --config FILE; empty = the nearest .graphsafe.yaml or pyproject.toml [tool.graphsafe]
+  // above the first path.
+  std::string config;
 };
 
 // "GS4, GS101" and repeated flags -> {"GS4", "GS101"}.

@@ -49,6 +49,9 @@ void addCheckOptions(CLI::App& check, CheckCommandOptions& options) {
                   "Skip paths matching these gitignore-style patterns, comma-separated")
       ->delimiter(',')
       ->allow_extra_args(false);
+  check.add_option("--config", options.config,
+                   "Read settings from FILE instead of the nearest .graphsafe.yaml or "
+                   "pyproject.toml [tool.graphsafe]");
   check.add_option("-j,--jobs", options.jobs, "Files analyzed in parallel (default: one per core)")
       ->check(CLI::Range(0u, 1024u));
   check.add_flag("--exit-zero", options.exit_zero, "Exit 0 even when there are findings");
