@@ -4,7 +4,9 @@
 #include "analyzer/config/config.h"
 
 #include <gtest/gtest.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 
 #include <filesystem>
 #include <fstream>
@@ -643,6 +645,58 @@ TEST(ConfigTest, EngineAppliesSeverityOverrides) {
   result = analyze("sync.py", options);
   ASSERT_EQ(result.diagnostics.size(), 1u);
   EXPECT_EQ(result.diagnostics[0].severity, Severity::kError);  // the longest prefix wins
+}
+
+// --- the command line -------------------------------------------------------------------------
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr
+};
+
+CommandResult runGraphsafe(const fs::path& dir, const std::string& args) {
+  std::string command =
+      "cd '" + dir.string() + "' && '" + std::string(GRAPHSAFE_BINARY) + "' " + args + " 2>&1";
+  CommandResult result;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return result;
+  char buffer[4096];
+  std::size_t got = 0;
+  while ((got = fread(buffer, 1, sizeof buffer, pipe)) > 0) result.output.append(buffer, got);
+  int status = pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return result;
+}
+
+TEST(ConfigTest, CliExitsTwoOnABadConfigFoundAboveThePath) {
+  TempDir dir;
+  dir.write(".graphsafe.yaml", "select: [GS401]\nselct: [GS101]\n");
+  dir.write("src/a.py", "x = 1\n");
+  CommandResult result = runGraphsafe(dir.path(), "check src/a.py");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_EQ(result.output,
+            "graphsafe: error: .graphsafe.yaml:2: unknown key 'selct' (did you mean 'select'?)\n");
+}
+
+TEST(ConfigTest, CliConfigOptionOverridesTheSearch) {
+  TempDir dir;
+  dir.write(".graphsafe.yaml", "selct: []\n");
+  dir.write("ci/graphsafe.toml", "severity = { GS401 = \"fatal\" }\n");
+  dir.write("a.py", "x = 1\n");
+  CommandResult result = runGraphsafe(dir.path(), "check --config ci/graphsafe.toml a.py");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_EQ(result.output,
+            "graphsafe: error: ci/graphsafe.toml:1: severity.GS401: expected 'error' or "
+            "'warning', got 'fatal'\n");
+
+  dir.write("ci/good.yaml", "ignore: [GS4]\n");
+  result = runGraphsafe(dir.path(), "check --config ci/good.yaml a.py");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+
+  result = runGraphsafe(dir.path(), "check --config missing.yaml a.py");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_EQ(result.output,
+            "graphsafe: error: missing.yaml: cannot read: No such file or directory\n");
 }
 
 // --- suggestions -----------------------------------------------------------------------------
