@@ -189,6 +189,8 @@ class Walker {
       return;
     }
     visited_.insert(first.id);
+    std::error_code ec;
+    root_canonical_ = fs::canonical(root, ec).generic_string();
     frames_.push_back(std::move(first));
     std::vector<std::size_t> pending = {0};
     // An explicit stack: the depth of the tree never becomes the depth of our call stack.
@@ -217,6 +219,24 @@ class Walker {
       if (verdict != IgnoreRules::Verdict::kNone) return verdict == IgnoreRules::Verdict::kIgnore;
     }
     return false;
+  }
+
+  enum class LinkKind { kLoop, kInsideRoot, kOutside };
+
+  // A symbolic link to a directory: a loop when it points at a directory we are inside of;
+  // redundant when it points inside the walked root; followed otherwise.
+  LinkKind classifyLink(std::size_t index, const std::string& link, const DirectoryId& id) const {
+    if (isAncestor(index, id)) return LinkKind::kLoop;
+    std::error_code ec;
+    std::string target = fs::canonical(link, ec).generic_string();
+    if (ec || root_canonical_.empty()) return LinkKind::kOutside;
+    auto inside = [](const std::string& path, const std::string& dir) {
+      return path == dir ||
+             (path.starts_with(dir) && (dir.ends_with('/') || path[dir.size()] == '/'));
+    };
+    if (inside(root_canonical_, target)) return LinkKind::kLoop;  // the root's own ancestor
+    if (inside(target, root_canonical_)) return LinkKind::kInsideRoot;
+    return LinkKind::kOutside;
   }
 
   bool isAncestor(std::size_t index, const DirectoryId& id) const {
@@ -280,14 +300,18 @@ class Walker {
         if (ignored(frames_[index], child_absolute, true)) continue;
         DirectoryId id;
         if (!directoryId(child, id)) continue;
-        if (!visited_.insert(id).second) {
-          // Seen before: a loop when it is one of our own ancestors, else another path to a
-          // directory already walked.
-          if (isAncestor(index, id)) {
-            notices_.push_back({child, -1, "skipped: symbolic link loop"});
+        if (fs::is_symlink(link)) {
+          switch (classifyLink(index, child, id)) {
+            case LinkKind::kLoop:
+              notices_.push_back({child, -1, "skipped: symbolic link loop"});
+              continue;
+            case LinkKind::kInsideRoot:
+              continue;  // walked under its own name
+            case LinkKind::kOutside:
+              break;
           }
-          continue;
         }
+        if (!visited_.insert(id).second) continue;  // another path to a directory walked
         Frame next;
         next.display = child;
         next.absolute = child_absolute;
@@ -307,6 +331,7 @@ class Walker {
   std::vector<std::string>& files_;
   std::vector<Frame> frames_;
   std::set<DirectoryId> visited_;
+  std::string root_canonical_;
 };
 
 }  // namespace
