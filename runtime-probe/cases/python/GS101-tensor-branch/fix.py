@@ -1,0 +1,64 @@
+"""GS101 tensor-branch, fix: the condition stays a tensor and torch.where picks on the device, so
+each replay decides again from the current input."""
+import json
+import os
+from pathlib import Path
+
+import torch
+
+CASE = "/".join(Path(__file__).resolve().parts[-3:])
+RULE, KIND = "GS101", "fix"
+
+
+def emit(observed, expected, capture_error=None):
+    # One result line, then leave at once: a failed capture can leave the CUDA context unusable.
+    line = {"case": CASE, "rule": RULE, "kind": KIND, "observed": observed,
+            "expected": expected, "capture_error": capture_error}
+    print(json.dumps(line), flush=True)
+    os._exit(0)
+
+
+def describe(exc):
+    # The error and the errors it interrupted, first line of each; where the raise happened when
+    # there is no message to tell it apart.
+    parts = []
+    while exc is not None and len(parts) < 3:
+        text = str(exc).strip().splitlines()
+        where = exc.__traceback__
+        while where is not None and where.tb_next is not None:
+            where = where.tb_next
+        if not text and where is not None:
+            code = where.tb_frame.f_code
+            text = [f"(raised in {Path(code.co_filename).name}:{where.tb_lineno}, {code.co_name})"]
+        parts.append(f"{type(exc).__name__}: {text[0] if text else ''}")
+        exc = exc.__context__
+    return " <- ".join(parts)
+
+
+def gated_scale(x):
+    return torch.where(x.sum() > 0, x * 2, torch.zeros_like(x))
+
+
+x = torch.full((4,), 1.0, device="cuda")
+expected = [[2.0] * 4, [0.0] * 4]  # x = 1, then x = -1
+
+side = torch.cuda.Stream()
+side.wait_stream(torch.cuda.current_stream())
+with torch.cuda.stream(side):
+    for _ in range(3):
+        y = gated_scale(x)
+torch.cuda.current_stream().wait_stream(side)
+
+g = torch.cuda.CUDAGraph()
+try:
+    with torch.cuda.graph(g):
+        y = gated_scale(x)
+except Exception as exc:  # the error text is the measurement
+    emit(None, expected, describe(exc))
+
+observed = []
+for value in (1.0, -1.0):
+    x.fill_(value)
+    g.replay()
+    observed.append(y.tolist())
+emit(observed, expected)

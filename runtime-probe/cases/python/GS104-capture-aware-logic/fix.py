@@ -1,0 +1,65 @@
+"""GS104 capture-aware-logic, fix: the same computation whether or not the stream is capturing."""
+import json
+import os
+from pathlib import Path
+
+import torch
+
+CASE = "/".join(Path(__file__).resolve().parts[-3:])
+RULE, KIND = "GS104", "fix"
+
+
+def emit(observed, expected, capture_error=None):
+    # One result line, then leave at once: a failed capture can leave the CUDA context unusable.
+    line = {"case": CASE, "rule": RULE, "kind": KIND, "observed": observed,
+            "expected": expected, "capture_error": capture_error}
+    print(json.dumps(line), flush=True)
+    os._exit(0)
+
+
+def describe(exc):
+    # The error and the errors it interrupted, first line of each; where the raise happened when
+    # there is no message to tell it apart.
+    parts = []
+    while exc is not None and len(parts) < 3:
+        text = str(exc).strip().splitlines()
+        where = exc.__traceback__
+        while where is not None and where.tb_next is not None:
+            where = where.tb_next
+        if not text and where is not None:
+            code = where.tb_frame.f_code
+            text = [f"(raised in {Path(code.co_filename).name}:{where.tb_lineno}, {code.co_name})"]
+        parts.append(f"{type(exc).__name__}: {text[0] if text else ''}")
+        exc = exc.__context__
+    return " <- ".join(parts)
+
+
+def combine(x, y):
+    return x + y
+
+
+x = torch.full((1,), 1.0, device="cuda")
+y = torch.zeros(1, device="cuda")
+values = [0.0, 1.0, 2.0, 3.0]
+expected = [1.0 + v for v in values]
+
+side = torch.cuda.Stream()
+side.wait_stream(torch.cuda.current_stream())
+with torch.cuda.stream(side):
+    for _ in range(3):
+        z = combine(x, y)
+torch.cuda.current_stream().wait_stream(side)
+
+g = torch.cuda.CUDAGraph()
+try:
+    with torch.cuda.graph(g):
+        z = combine(x, y)
+except Exception as exc:  # the error text is the measurement
+    emit(None, expected, describe(exc))
+
+observed = []
+for v in values:
+    y.fill_(v)
+    g.replay()
+    observed.append(z.item())
+emit(observed, expected)

@@ -1,0 +1,61 @@
+"""GS201 rebound-static-input, bug: each batch rebinds the name to a new tensor, but the graph keeps
+reading the address it captured."""
+import json
+import os
+from pathlib import Path
+
+import torch
+
+CASE = "/".join(Path(__file__).resolve().parts[-3:])
+RULE, KIND = "GS201", "bug"
+
+
+def emit(observed, expected, capture_error=None):
+    # One result line, then leave at once: a failed capture can leave the CUDA context unusable.
+    line = {"case": CASE, "rule": RULE, "kind": KIND, "observed": observed,
+            "expected": expected, "capture_error": capture_error}
+    print(json.dumps(line), flush=True)
+    os._exit(0)
+
+
+def describe(exc):
+    # The error and the errors it interrupted, first line of each; where the raise happened when
+    # there is no message to tell it apart.
+    parts = []
+    while exc is not None and len(parts) < 3:
+        text = str(exc).strip().splitlines()
+        where = exc.__traceback__
+        while where is not None and where.tb_next is not None:
+            where = where.tb_next
+        if not text and where is not None:
+            code = where.tb_frame.f_code
+            text = [f"(raised in {Path(code.co_filename).name}:{where.tb_lineno}, {code.co_name})"]
+        parts.append(f"{type(exc).__name__}: {text[0] if text else ''}")
+        exc = exc.__context__
+    return " <- ".join(parts)
+
+
+x = torch.full((4,), 1.0, device="cuda")
+batches = [0.0, 1.0, 2.0, 3.0]
+expected = [[2.0 * b] * 4 for b in batches]
+
+side = torch.cuda.Stream()
+side.wait_stream(torch.cuda.current_stream())
+with torch.cuda.stream(side):
+    for _ in range(3):
+        y = x * 2
+torch.cuda.current_stream().wait_stream(side)
+
+g = torch.cuda.CUDAGraph()
+try:
+    with torch.cuda.graph(g):
+        y = x * 2
+except Exception as exc:  # the error text is the measurement
+    emit(None, expected, describe(exc))
+
+observed = []
+for b in batches:
+    x = torch.full((4,), b, device="cuda")  # hazard: GS201
+    g.replay()
+    observed.append(y.tolist())
+emit(observed, expected)
