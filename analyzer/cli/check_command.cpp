@@ -6,10 +6,12 @@
 #include <limits>
 #include <sstream>
 
+#include "analyzer/baseline/baseline.h"
 #include "analyzer/catalog/rule_catalog.h"
 #include "analyzer/config/apply_config.h"
 #include "analyzer/config/config.h"
 #include "analyzer/output/atomic_file.h"
+#include "analyzer/output/output_common.h"
 #include "analyzer/output/output_format.h"
 
 namespace graphsafe {
@@ -97,7 +99,8 @@ bool toEngineOptions(const CheckCommandOptions& options, EngineOptions& engine,
                      std::string& error) {
   if (!parseOutputFormat(options.format)) {
     error = "--format: unknown format '" + options.format +
-            "' (expected text, concise, json, sarif or github)";
+            "' (expected text, concise, json, sarif, github, gitlab, junit, lintrunner or "
+            "json-lines)";
     return false;
   }
   if (options.color != "auto" && options.color != "always" && options.color != "never") {
@@ -159,7 +162,31 @@ int runCheckCommand(const CheckCommandOptions& options, std::ostream& out, std::
     return 2;
   }
 
+  std::optional<Baseline> baseline;
+  if (!options.baseline.empty()) {
+    baseline = Baseline::load(options.baseline, error);
+    if (!baseline) {
+      err << "graphsafe: error: " << error << "\n";
+      return 2;
+    }
+  }
+
   RunResult result = runAnalysis(engine);
+
+  if (!options.write_baseline.empty()) {
+    Baseline current = Baseline::fromResult(result, options.write_baseline);
+    if (!current.write(options.write_baseline, error)) {
+      err << "graphsafe: error: " << error << "\n";
+      return 2;
+    }
+    if (!options.quiet) {
+      err << "graphsafe: wrote " << plural(current.entries().size(), "finding", "findings")
+          << " to the baseline " << options.write_baseline << "\n";
+    }
+    return 0;
+  }
+  // Findings the baseline holds count as suppressed.
+  if (baseline) result.suppressed += baseline->filter(result, options.baseline);
 
   OutputFormat format = *parseOutputFormat(options.format);
   bool to_file = !options.output.empty();

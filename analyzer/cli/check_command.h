@@ -17,7 +17,8 @@ namespace graphsafe {
 
 struct CheckCommandOptions {
   std::vector<std::string> paths;   // default "."
-  std::string format = "text";      // text | concise | json | sarif | github
+  // text | concise | json | sarif | github | gitlab | junit | lintrunner | json-lines
+  std::string format = "text";
   std::string output;               // file to write (atomically); empty = stdout
   std::vector<std::string> select;  // rule IDs or prefixes; entries may be comma lists
   std::vector<std::string> ignore;
@@ -31,6 +32,10 @@ struct CheckCommandOptions {
   // --config FILE; empty = the nearest .graphsafe.yaml or pyproject.toml [tool.graphsafe]
   // above the first path.
   std::string config;
+  // --baseline FILE: findings recorded there are not reported.
+  std::string baseline;
+  // --write-baseline FILE: record every current finding there (atomically) and exit 0.
+  std::string write_baseline;
 };
 
 // "GS4, GS101" and repeated flags -> {"GS4", "GS101"}.

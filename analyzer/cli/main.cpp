@@ -1,5 +1,5 @@
-// The graphsafe command: `check`, `rules`, `explain`. Option parsing only; each command's work
-// lives in its own file so that other front ends reuse it.
+// The graphsafe command: `check`, `rules`, `explain`, `lsp`. Option parsing only; each
+// command's work lives in its own file so that other front ends reuse it.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -10,14 +10,16 @@
 
 #include "analyzer/cli/check_command.h"
 #include "analyzer/cli/rules_command.h"
+#include "analyzer/lsp/language_server.h"
 
 namespace graphsafe {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: graphsafe check [PATH...] [--format text|concise|json|sarif|github] [options]\n"
+    "usage: graphsafe check [PATH...] [--format FORMAT] [--baseline FILE] [options]\n"
     "       graphsafe rules [--format text|json]\n"
     "       graphsafe explain RULE\n"
+    "       graphsafe lsp\n"
     "       graphsafe --version\n"
     "Run 'graphsafe --help' or 'graphsafe check --help' for details.\n";
 
@@ -30,8 +32,10 @@ void addCheckOptions(CLI::App& check, CheckCommandOptions& options) {
   check.add_option("paths", options.paths, "Files or directories to analyze (default: .)");
   check
       .add_option("--format", options.format,
-                  "Output format: text, concise, json, sarif or github (default: text)")
-      ->check(CLI::IsMember({"text", "concise", "json", "sarif", "github"}));
+                  "Output format: text, concise, json, sarif, github, gitlab, junit, lintrunner "
+                  "or json-lines (default: text)")
+      ->check(CLI::IsMember({"text", "concise", "json", "sarif", "github", "gitlab", "junit",
+                             "lintrunner", "json-lines"}));
   check.add_option("-o,--output", options.output,
                    "Write the report to FILE (atomically) instead of stdout");
   check
@@ -54,6 +58,10 @@ void addCheckOptions(CLI::App& check, CheckCommandOptions& options) {
                    "pyproject.toml [tool.graphsafe]");
   check.add_option("-j,--jobs", options.jobs, "Files analyzed in parallel (default: one per core)")
       ->check(CLI::Range(0u, 1024u));
+  check.add_option("--baseline", options.baseline,
+                   "Do not report the findings recorded in FILE (see --write-baseline)");
+  check.add_option("--write-baseline", options.write_baseline,
+                   "Record every current finding in FILE and exit 0");
   check.add_flag("--exit-zero", options.exit_zero, "Exit 0 even when there are findings");
   check.add_flag("--statistics", options.statistics, "Print the number of findings per rule");
   check
@@ -83,6 +91,11 @@ int run(int argc, char** argv) {
   std::string rule_to_explain;
   CLI::App* explain = app.add_subcommand("explain", "Print a rule's page");
   explain->add_option("rule", rule_to_explain, "A rule ID (GS401) or name (host-sync)")->required();
+
+  CLI::App* lsp = app.add_subcommand("lsp", "Run the Language Server (LSP over stdin/stdout)");
+  // Editors often pass --stdio; it is the only transport, so it is accepted and ignored.
+  bool stdio = true;
+  lsp->add_flag("--stdio", stdio, "Talk LSP over stdin and stdout (the default and only one)");
 
   try {
     app.parse(argc, argv);
@@ -116,6 +129,7 @@ int run(int argc, char** argv) {
     }
     return 0;
   }
+  if (lsp->parsed()) return lsp::runLanguageServer(STDIN_FILENO, STDOUT_FILENO);
   return usageError("no command given");
 }
 

@@ -27,6 +27,8 @@ nlohmann::json fixToJson(const std::optional<Fix>& fix, const SourceFile* file) 
   return {{"description", fix->description}, {"edits", std::move(edits)}};
 }
 
+}  // namespace
+
 nlohmann::json diagnosticToJson(const Diagnostic& diagnostic) {
   const SourceFile* file = diagnostic.file.get();
   nlohmann::json related = nlohmann::json::array();
@@ -49,8 +51,6 @@ nlohmann::json noticeToJson(const Notice& notice) {
           {"line", notice.line >= 0 ? nlohmann::json(notice.line + 1) : nlohmann::json(nullptr)},
           {"message", notice.message}};
 }
-
-}  // namespace
 
 void writeJson(const RunResult& result, std::ostream& out) {
   nlohmann::json diagnostics = nlohmann::json::array();

@@ -35,6 +35,11 @@ std::string pathInside(const std::string& path, const std::string& directory);
 // `path` made absolute against `directory`, normalized, with forward slashes.
 std::string absolutePathFrom(const std::string& path, const std::string& directory);
 
+// The JSON format's object for one finding and one notice (json_output.cpp); the json-lines
+// format writes the same objects.
+nlohmann::json diagnosticToJson(const Diagnostic& diagnostic);
+nlohmann::json noticeToJson(const Notice& notice);
+
 struct FindingCounts {
   std::size_t errors = 0;
   std::size_t warnings = 0;

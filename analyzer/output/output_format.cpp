@@ -7,12 +7,16 @@ namespace graphsafe {
 
 namespace {
 
-constexpr std::array<std::pair<OutputFormat, std::string_view>, 5> kFormatNames = {{
+constexpr std::array<std::pair<OutputFormat, std::string_view>, 9> kFormatNames = {{
     {OutputFormat::kText, "text"},
     {OutputFormat::kConcise, "concise"},
     {OutputFormat::kJson, "json"},
     {OutputFormat::kSarif, "sarif"},
     {OutputFormat::kGithub, "github"},
+    {OutputFormat::kGitlab, "gitlab"},
+    {OutputFormat::kJunit, "junit"},
+    {OutputFormat::kLintrunner, "lintrunner"},
+    {OutputFormat::kJsonLines, "json-lines"},
 }};
 
 }  // namespace
@@ -48,6 +52,18 @@ void writeResult(OutputFormat format, const RunResult& result, std::ostream& out
       return;
     case OutputFormat::kGithub:
       writeGithub(result, out);
+      return;
+    case OutputFormat::kGitlab:
+      writeGitlab(result, out, options);
+      return;
+    case OutputFormat::kJunit:
+      writeJunit(result, out);
+      return;
+    case OutputFormat::kLintrunner:
+      writeLintrunner(result, out);
+      return;
+    case OutputFormat::kJsonLines:
+      writeJsonLines(result, out);
       return;
   }
 }

@@ -13,7 +13,17 @@
 
 namespace graphsafe {
 
-enum class OutputFormat { kText, kConcise, kJson, kSarif, kGithub };
+enum class OutputFormat {
+  kText,
+  kConcise,
+  kJson,
+  kSarif,
+  kGithub,
+  kGitlab,      // GitLab code quality (Code Climate JSON)
+  kJunit,       // JUnit XML
+  kLintrunner,  // PyTorch lintrunner: one LintMessage JSON object per line
+  kJsonLines,   // one JSON object per finding or notice, one per line
+};
 
 std::optional<OutputFormat> parseOutputFormat(std::string_view name);
 const char* outputFormatName(OutputFormat format);
@@ -40,6 +50,19 @@ void writeJson(const RunResult& result, std::ostream& out);
 void writeSarif(const RunResult& result, std::ostream& out, const OutputOptions& options);
 // GitHub Actions workflow commands (::error / ::warning / ::notice).
 void writeGithub(const RunResult& result, std::ostream& out);
+
+// GitLab code quality report: a JSON array of Code Climate issues with paths relative to the
+// working directory and a fingerprint per finding.
+void writeGitlab(const RunResult& result, std::ostream& out, const OutputOptions& options);
+// JUnit XML: one failing test case per finding (one passing case for a clean run).
+void writeJunit(const RunResult& result, std::ostream& out);
+// lintrunner's LintMessage, one per line: path, line, char, code "GRAPHSAFE", severity, name,
+// original, replacement, description. A finding with a safe fix carries the whole file before
+// and after it, which is how lintrunner applies patches.
+void writeLintrunner(const RunResult& result, std::ostream& out);
+// One JSON object per line: {"kind": "diagnostic", ...the JSON format's fields} or
+// {"kind": "notice", ...}.
+void writeJsonLines(const RunResult& result, std::ostream& out);
 
 // --statistics: one line per rule with findings (count, ID, name), most frequent first; a JSON
 // array of {code, name, severity, count} when `json` is set.

@@ -1,0 +1,639 @@
+#include "analyzer/lsp/language_server.h"
+
+#include <csignal>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "analyzer/engine/engine.h"
+#include "analyzer/lsp/code_actions.h"
+#include "analyzer/lsp/diagnostic_conversion.h"
+#include "analyzer/lsp/document_store.h"
+#include "analyzer/lsp/file_uri.h"
+#include "analyzer/lsp/hover.h"
+#include "analyzer/lsp/json_rpc.h"
+#include "analyzer/lsp/message_transport.h"
+#include "analyzer/lsp/workspace_settings.h"
+
+namespace graphsafe::lsp {
+
+namespace {
+
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+// Deeper JSON than this is refused before parsing: nothing in LSP nests this far, and copies
+// of a JSON value recurse.
+constexpr int kMaxJsonDepth = 256;
+
+// What the reader thread hands to the main loop.
+struct Inbox {
+  std::mutex mutex;
+  std::condition_variable ready;
+  std::deque<json> messages;
+  std::set<std::string> cancelled;  // ids of requests the client cancelled, serialized
+  bool closed = false;
+};
+
+bool nestedTooDeeply(std::string_view text) {
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth) return true;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return false;
+}
+
+void readMessages(const std::shared_ptr<Inbox>& inbox, const std::shared_ptr<MessageWriter>& out,
+                  int fd) {
+  MessageReader reader(fd);
+  for (;;) {
+    Frame frame = reader.read();
+    if (frame.kind == Frame::Kind::kEndOfStream) break;
+    if (frame.kind == Frame::Kind::kBadHeader) {
+      out->write(serialize(
+          makeError(nullptr, rpc_error::kParseError, "bad message header: " + frame.error)));
+      continue;
+    }
+    if (nestedTooDeeply(frame.body)) {
+      out->write(serialize(
+          makeError(nullptr, rpc_error::kInvalidRequest, "the message is nested too deeply")));
+      continue;
+    }
+    json message = json::parse(frame.body, nullptr, /*allow_exceptions=*/false);
+    if (message.is_discarded()) {
+      out->write(
+          serialize(makeError(nullptr, rpc_error::kParseError, "the message is not valid JSON")));
+      continue;
+    }
+    if (message.is_object() && message.contains("method") && message["method"] == "$/cancelRequest") {
+      const json* params = message.contains("params") ? &message["params"] : nullptr;
+      if (params != nullptr && params->is_object() && params->contains("id") &&
+          isValidId((*params)["id"])) {
+        std::lock_guard lock(inbox->mutex);
+        inbox->cancelled.insert((*params)["id"].dump());
+      }
+      continue;
+    }
+    std::lock_guard lock(inbox->mutex);
+    inbox->messages.push_back(std::move(message));
+    inbox->ready.notify_one();
+  }
+  std::lock_guard lock(inbox->mutex);
+  inbox->closed = true;
+  inbox->ready.notify_one();
+}
+
+// A request that fails with a JSON-RPC error.
+struct RpcError : std::runtime_error {
+  RpcError(int error_code, const std::string& message)
+      : std::runtime_error(message), code(error_code) {}
+  int code;
+};
+
+// The member at `path` of nested objects, or null when any step is missing or not an object.
+const json* member(const json& object, std::initializer_list<const char*> path) {
+  const json* at = &object;
+  for (const char* key : path) {
+    if (!at->is_object()) return nullptr;
+    auto it = at->find(key);
+    if (it == at->end()) return nullptr;
+    at = &*it;
+  }
+  return at;
+}
+
+std::string stringMember(const json& object, std::initializer_list<const char*> path) {
+  const json* value = member(object, path);
+  return value != nullptr && value->is_string() ? value->get<std::string>() : std::string();
+}
+
+std::string requiredUri(const json& params) {
+  std::string uri = stringMember(params, {"textDocument", "uri"});
+  if (uri.empty()) throw RpcError(rpc_error::kInvalidParams, "textDocument.uri is missing");
+  return uri;
+}
+
+class Server {
+ public:
+  Server(std::shared_ptr<MessageWriter> writer, std::shared_ptr<Inbox> inbox)
+      : writer_(std::move(writer)), inbox_(std::move(inbox)) {}
+
+  // Handles one message; returns the exit code once the client said `exit`.
+  std::optional<int> handle(const json& message);
+
+  std::optional<Clock::time_point> analysisDue() const { return due_; }
+  void analyzeAndPublish();
+  int exitCodeAtEndOfInput() const { return state_ == State::kShutDown ? 0 : 1; }
+
+ private:
+  enum class State { kUninitialized, kRunning, kShutDown };
+
+  void send(const json& message) { writer_->write(serialize(message)); }
+  void log(int type, const std::string& text) {
+    send(makeNotification("window/logMessage", {{"type", type}, {"message", text}}));
+  }
+  void request(const std::string& method, json params, const std::string& purpose) {
+    std::string id = "graphsafe-" + std::to_string(++request_counter_);
+    pending_[id] = purpose;
+    send(makeRequest(id, method, std::move(params)));
+  }
+  void schedule(Clock::duration delay) {
+    Clock::time_point at = Clock::now() + delay;
+    // A change postpones a pending run (debounce); an open or save never delays one.
+    if (!due_ || delay > Clock::duration::zero() || at < *due_) due_ = at;
+  }
+  void flush() {
+    if (due_) analyzeAndPublish();
+  }
+  bool wasCancelled(const json& id) {
+    std::lock_guard lock(inbox_->mutex);
+    return inbox_->cancelled.erase(id.dump()) > 0;
+  }
+  std::string uriOf(const std::string& path) const {
+    const Document* document = documents_.findByPath(path);
+    return document != nullptr ? document->uri : uriFromPath(path);
+  }
+  const Document& openDocument(const std::string& uri) const {
+    const Document* document = documents_.find(uri);
+    if (document == nullptr) {
+      throw RpcError(rpc_error::kInvalidParams, "the document is not open: " + uri);
+    }
+    return *document;
+  }
+  std::uint32_t requiredOffset(const Document& document, const json* position) const;
+
+  json dispatchRequest(const std::string& method, const json& params);
+  void dispatchNotification(const std::string& method, const json& params);
+  void handleResponse(const json& message);
+
+  json initialize(const json& params);
+  void initialized();
+  json pullDiagnostics(const json& params);
+  json codeAction(const json& params);
+  json hover(const json& params);
+  void didOpen(const json& params);
+  void didChange(const json& params);
+  void didSave(const json& params);
+  void didClose(const json& params);
+  void didChangeConfiguration(const json& params);
+
+  std::shared_ptr<MessageWriter> writer_;
+  std::shared_ptr<Inbox> inbox_;
+  State state_ = State::kUninitialized;
+  PositionEncoding encoding_ = PositionEncoding::kUtf16;
+  bool pull_ = false;
+  bool markdown_hover_ = false;
+  bool refresh_support_ = false;
+  bool watch_files_ = false;
+  bool configuration_pull_ = false;
+  DocumentStore documents_;
+  WorkspaceSettings settings_;
+  std::optional<Clock::time_point> due_;
+  std::map<std::string, std::vector<Diagnostic>> findings_;  // by URI, as last analyzed
+  std::map<std::string, json> items_;                        // by URI, as last reported
+  std::map<std::string, std::uint64_t> result_ids_;          // by URI, for the pull model
+  std::uint64_t next_result_id_ = 0;
+  std::uint64_t request_counter_ = 0;
+  std::map<std::string, std::string> pending_;  // our requests to the client: id -> purpose
+};
+
+std::optional<int> Server::handle(const json& message) {
+  MessageKind kind = classifyMessage(message);
+  if (kind == MessageKind::kInvalid) {
+    json id = message.is_object() && message.contains("id") ? message["id"] : json(nullptr);
+    send(makeError(id, rpc_error::kInvalidRequest,
+                   "not a JSON-RPC 2.0 request, notification or response"));
+    return std::nullopt;
+  }
+  if (kind == MessageKind::kResponse) {
+    handleResponse(message);
+    return std::nullopt;
+  }
+  const std::string& method = message["method"].get_ref<const std::string&>();
+  static const json kNoParams = json::object();
+  const json& params = message.contains("params") && !message["params"].is_null()
+                           ? message["params"]
+                           : kNoParams;
+
+  if (kind == MessageKind::kNotification) {
+    if (method == "exit") return state_ == State::kShutDown ? 0 : 1;
+    if (state_ == State::kUninitialized) return std::nullopt;  // dropped, as the protocol asks
+    try {
+      dispatchNotification(method, params);
+    } catch (const std::exception& e) {
+      log(1, "graphsafe: " + method + ": " + e.what());
+    }
+    return std::nullopt;
+  }
+
+  const json& id = message["id"];
+  if (wasCancelled(id)) {
+    send(makeError(id, rpc_error::kRequestCancelled, "the request was cancelled"));
+    return std::nullopt;
+  }
+  if (state_ == State::kUninitialized && method != "initialize") {
+    send(makeError(id, rpc_error::kServerNotInitialized,
+                   "the server is not initialized: send 'initialize' first"));
+    return std::nullopt;
+  }
+  if (state_ == State::kShutDown) {
+    send(makeError(id, rpc_error::kInvalidRequest, "the server is shut down: send 'exit'"));
+    return std::nullopt;
+  }
+  try {
+    json result = dispatchRequest(method, params);
+    send(makeResponse(id, std::move(result)));
+  } catch (const RpcError& e) {
+    send(makeError(id, e.code, e.what()));
+  } catch (const std::exception& e) {
+    send(makeError(id, rpc_error::kInternalError, std::string("internal error: ") + e.what()));
+  }
+  return std::nullopt;
+}
+
+json Server::dispatchRequest(const std::string& method, const json& params) {
+  if (!params.is_object()) throw RpcError(rpc_error::kInvalidParams, "params must be an object");
+  if (method == "initialize") return initialize(params);
+  if (method == "shutdown") {
+    state_ = State::kShutDown;
+    return nullptr;
+  }
+  if (method == "textDocument/diagnostic") return pullDiagnostics(params);
+  if (method == "textDocument/codeAction") return codeAction(params);
+  if (method == "textDocument/hover") return hover(params);
+  throw RpcError(rpc_error::kMethodNotFound, "method not found: " + method);
+}
+
+void Server::dispatchNotification(const std::string& method, const json& params) {
+  if (!params.is_object()) return;
+  if (method == "initialized") {
+    initialized();
+  } else if (method == "textDocument/didOpen") {
+    didOpen(params);
+  } else if (method == "textDocument/didChange") {
+    didChange(params);
+  } else if (method == "textDocument/didSave") {
+    didSave(params);
+  } else if (method == "textDocument/didClose") {
+    didClose(params);
+  } else if (method == "workspace/didChangeConfiguration") {
+    didChangeConfiguration(params);
+  } else if (method == "workspace/didChangeWatchedFiles") {
+    settings_.invalidate();
+    schedule(Clock::duration::zero());
+  }
+  // Anything else (`$/setTrace`, `$/progress`, unknown notifications) is ignored.
+}
+
+void Server::handleResponse(const json& message) {
+  const json& id = message["id"];
+  if (!id.is_string()) return;
+  auto it = pending_.find(id.get<std::string>());
+  if (it == pending_.end()) return;
+  std::string purpose = it->second;
+  pending_.erase(it);
+  if (purpose == "configuration" && message.contains("result") && message["result"].is_array() &&
+      !message["result"].empty()) {
+    for (const std::string& warning :
+         updateClientSettings(message["result"][0], settings_.client())) {
+      log(2, "graphsafe: " + warning);
+    }
+    schedule(Clock::duration::zero());
+  }
+}
+
+json Server::initialize(const json& params) {
+  if (state_ != State::kUninitialized) {
+    throw RpcError(rpc_error::kInvalidRequest, "initialize was already received");
+  }
+  std::vector<std::string_view> offered;
+  if (const json* encodings = member(params, {"capabilities", "general", "positionEncodings"});
+      encodings != nullptr && encodings->is_array()) {
+    for (const json& encoding : *encodings) {
+      if (encoding.is_string()) offered.push_back(encoding.get_ref<const std::string&>());
+    }
+  }
+  encoding_ = negotiatePositionEncoding(offered);
+  pull_ = member(params, {"capabilities", "textDocument", "diagnostic"}) != nullptr;
+  if (const json* formats = member(params, {"capabilities", "textDocument", "hover", "contentFormat"});
+      formats != nullptr && formats->is_array()) {
+    for (const json& format : *formats) markdown_hover_ = markdown_hover_ || format == "markdown";
+  }
+  const json* refresh = member(params, {"capabilities", "workspace", "diagnostics", "refreshSupport"});
+  refresh_support_ = refresh != nullptr && refresh->is_boolean() && refresh->get<bool>();
+  const json* watch =
+      member(params, {"capabilities", "workspace", "didChangeWatchedFiles", "dynamicRegistration"});
+  watch_files_ = watch != nullptr && watch->is_boolean() && watch->get<bool>();
+  const json* configuration = member(params, {"capabilities", "workspace", "configuration"});
+  configuration_pull_ =
+      configuration != nullptr && configuration->is_boolean() && configuration->get<bool>();
+
+  std::string root_uri = stringMember(params, {"rootUri"});
+  if (const json* folders = member(params, {"workspaceFolders"});
+      root_uri.empty() && folders != nullptr && folders->is_array() && !folders->empty()) {
+    root_uri = stringMember((*folders)[0], {"uri"});
+  }
+  if (std::optional<std::string> root = pathFromUri(root_uri)) {
+    settings_.setRoot(*root);
+  } else if (std::string root_path = stringMember(params, {"rootPath"}); !root_path.empty()) {
+    settings_.setRoot(root_path);
+  }
+  if (const json* options = member(params, {"initializationOptions"})) {
+    for (const std::string& warning : updateClientSettings(*options, settings_.client())) {
+      log(2, "graphsafe: " + warning);
+    }
+  }
+  state_ = State::kRunning;
+
+  json capabilities = {
+      {"positionEncoding", positionEncodingName(encoding_)},
+      {"textDocumentSync",
+       {{"openClose", true}, {"change", 2}, {"save", {{"includeText", false}}}}},
+      {"codeActionProvider", {{"codeActionKinds", json::array({"quickfix"})}}},
+      {"hoverProvider", true},
+  };
+  if (pull_) {
+    capabilities["diagnosticProvider"] = {{"identifier", "graphsafe"},
+                                          {"interFileDependencies", true},
+                                          {"workspaceDiagnostics", false}};
+  }
+  return {{"capabilities", std::move(capabilities)},
+          {"serverInfo", {{"name", "graphsafe"}, {"version", GRAPHSAFE_VERSION}}}};
+}
+
+void Server::initialized() {
+  if (watch_files_) {
+    json watchers = json::array({{{"globPattern", "**/.graphsafe.yaml"}},
+                                 {{"globPattern", "**/.graphsafe.yml"}},
+                                 {{"globPattern", "**/pyproject.toml"}}});
+    request("client/registerCapability",
+            {{"registrations", json::array({{{"id", "graphsafe-configuration-files"},
+                                             {"method", "workspace/didChangeWatchedFiles"},
+                                             {"registerOptions", {{"watchers", watchers}}}}})}},
+            "register");
+  }
+  if (configuration_pull_) {
+    request("workspace/configuration", {{"items", json::array({{{"section", "graphsafe"}}})}},
+            "configuration");
+  }
+}
+
+void Server::didOpen(const json& params) {
+  const json* document = member(params, {"textDocument"});
+  const json* text = document != nullptr ? member(*document, {"text"}) : nullptr;
+  std::string uri = document != nullptr ? stringMember(*document, {"uri"}) : std::string();
+  if (uri.empty() || text == nullptr || !text->is_string()) {
+    log(2, "graphsafe: didOpen without textDocument.uri and text");
+    return;
+  }
+  const json* version = member(*document, {"version"});
+  std::int64_t number = version != nullptr && version->is_number_integer() ? version->get<std::int64_t>() : 0;
+  if (!documents_.open(uri, stringMember(*document, {"languageId"}), number,
+                       text->get<std::string>())) {
+    log(3, "graphsafe: not a file:// URI, not analyzed: " + uri);
+    return;
+  }
+  schedule(Clock::duration::zero());
+}
+
+void Server::didChange(const json& params) {
+  std::string uri = stringMember(params, {"textDocument", "uri"});
+  const json* version = member(params, {"textDocument", "version"});
+  const json* changes = member(params, {"contentChanges"});
+  std::int64_t number = version != nullptr && version->is_number_integer() ? version->get<std::int64_t>() : 0;
+  std::string warning;
+  bool changed = documents_.change(uri, number, changes != nullptr ? *changes : json(), encoding_,
+                                   warning);
+  if (!warning.empty()) log(2, "graphsafe: " + warning);
+  if (changed) {
+    schedule(std::chrono::milliseconds(settings_.client().debounce_ms));
+  }
+}
+
+void Server::didSave(const json& params) {
+  std::string uri = stringMember(params, {"textDocument", "uri"});
+  if (std::optional<std::string> path = pathFromUri(uri);
+      path && WorkspaceSettings::isConfigFile(*path)) {
+    settings_.invalidate();
+  }
+  schedule(Clock::duration::zero());
+}
+
+void Server::didClose(const json& params) {
+  std::string uri = stringMember(params, {"textDocument", "uri"});
+  if (documents_.find(uri) == nullptr) return;
+  documents_.close(uri);
+  findings_.erase(uri);
+  items_.erase(uri);
+  result_ids_.erase(uri);
+  if (!pull_) {
+    send(makeNotification("textDocument/publishDiagnostics",
+                          {{"uri", uri}, {"diagnostics", json::array()}}));
+  }
+  schedule(Clock::duration::zero());  // the files it was called from may change
+}
+
+void Server::didChangeConfiguration(const json& params) {
+  const json* settings = member(params, {"settings"});
+  bool empty = settings == nullptr || settings->is_null() ||
+               (settings->is_object() && settings->empty());
+  if (empty && configuration_pull_) {
+    request("workspace/configuration", {{"items", json::array({{{"section", "graphsafe"}}})}},
+            "configuration");
+  } else if (settings != nullptr) {
+    for (const std::string& warning : updateClientSettings(*settings, settings_.client())) {
+      log(2, "graphsafe: " + warning);
+    }
+  }
+  settings_.invalidate();
+  schedule(Clock::duration::zero());
+}
+
+std::uint32_t Server::requiredOffset(const Document& document, const json* position) const {
+  std::optional<LspPosition> parsed = position != nullptr ? parsePosition(*position) : std::nullopt;
+  if (!parsed) {
+    throw RpcError(rpc_error::kInvalidParams,
+                   "a position must be {line, character} with non-negative integers");
+  }
+  const SourceFile& file = *document.source;
+  if (parsed->line >= file.lineCount()) {
+    throw RpcError(rpc_error::kInvalidParams,
+                   "line " + std::to_string(parsed->line) + " is outside the document (" +
+                       std::to_string(file.lineCount()) + " lines)");
+  }
+  // A character past the end of its line means the line's end, as the protocol says.
+  return offsetOf(file, *parsed, encoding_);
+}
+
+json Server::pullDiagnostics(const json& params) {
+  std::string uri = requiredUri(params);
+  flush();
+  if (documents_.find(uri) == nullptr) return {{"kind", "full"}, {"items", json::array()}};
+  std::string result_id = std::to_string(result_ids_[uri]);
+  const json* previous = member(params, {"previousResultId"});
+  if (previous != nullptr && previous->is_string() && previous->get<std::string>() == result_id) {
+    return {{"kind", "unchanged"}, {"resultId", result_id}};
+  }
+  auto items = items_.find(uri);
+  return {{"kind", "full"},
+          {"resultId", result_id},
+          {"items", items != items_.end() ? items->second : json::array()}};
+}
+
+json Server::codeAction(const json& params) {
+  std::string uri = requiredUri(params);
+  flush();
+  const Document& document = openDocument(uri);
+  std::uint32_t begin = requiredOffset(document, member(params, {"range", "start"}));
+  std::uint32_t end = requiredOffset(document, member(params, {"range", "end"}));
+  if (end < begin) std::swap(begin, end);
+  auto findings = findings_.find(uri);
+  if (findings == findings_.end()) return json::array();
+  return codeActionsFor(uri, findings->second, begin, end, encoding_,
+                        [this](const std::string& path) { return uriOf(path); });
+}
+
+json Server::hover(const json& params) {
+  std::string uri = requiredUri(params);
+  flush();
+  const Document& document = openDocument(uri);
+  std::uint32_t offset = requiredOffset(document, member(params, {"position"}));
+  auto findings = findings_.find(uri);
+  static const std::vector<Diagnostic> kNone;
+  return hoverAt(*document.source, findings != findings_.end() ? findings->second : kNone, offset,
+                 markdown_hover_, encoding_);
+}
+
+void Server::analyzeAndPublish() {
+  due_.reset();
+  std::vector<SourceFilePtr> sources;
+  for (const auto& [uri, document] : documents_.documents()) sources.push_back(document.source);
+  std::string first = sources.empty() ? std::string() : sources.front()->path();
+  std::string config_error;
+  EngineOptions options = settings_.engineOptions(first, config_error);
+  if (!config_error.empty()) {
+    send(makeNotification("window/showMessage",
+                          {{"type", 1},
+                           {"message", "graphsafe: " + config_error +
+                                           " (the configuration is not used until it is fixed)"}}));
+  }
+  RunResult result;
+  if (!sources.empty()) {
+    try {
+      result = analyzeSources(sources, options);
+    } catch (const std::exception& e) {
+      log(1, std::string("graphsafe: the analysis failed: ") + e.what());
+      return;
+    }
+  }
+
+  std::map<std::string, std::vector<Diagnostic>> by_path;
+  for (Diagnostic& diagnostic : result.diagnostics) {
+    if (diagnostic.file) by_path[diagnostic.path()].push_back(std::move(diagnostic));
+  }
+  std::map<std::string, std::vector<const Notice*>> notices;
+  for (const Notice& notice : result.notices) {
+    if (documents_.findByPath(notice.path) != nullptr) {
+      notices[notice.path].push_back(&notice);
+    } else {
+      log(3, "graphsafe: " + (notice.path.empty() ? "" : notice.path + ": ") + notice.message);
+    }
+  }
+
+  auto uri_of = [this](const std::string& path) { return uriOf(path); };
+  bool any_changed = false;
+  for (const auto& [uri, document] : documents_.documents()) {
+    std::vector<Diagnostic>& found = findings_[uri];
+    found = std::move(by_path[document.path]);
+    json items = json::array();
+    for (const Diagnostic& diagnostic : found) {
+      items.push_back(toLspDiagnostic(diagnostic, encoding_, uri_of));
+    }
+    for (const Notice* notice : notices[document.path]) {
+      items.push_back(noticeToLspDiagnostic(*notice, *document.source, encoding_));
+    }
+    auto previous = items_.find(uri);
+    bool changed = previous == items_.end() || previous->second != items;
+    if (!changed) continue;
+    any_changed = true;
+    result_ids_[uri] = ++next_result_id_;
+    if (!pull_) {
+      send(makeNotification("textDocument/publishDiagnostics",
+                            {{"uri", uri}, {"version", document.version}, {"diagnostics", items}}));
+    }
+    items_[uri] = std::move(items);
+  }
+  if (pull_ && any_changed && refresh_support_) {
+    request("workspace/diagnostic/refresh", nullptr, "refresh");
+  }
+}
+
+}  // namespace
+
+int runLanguageServer(int input_fd, int output_fd) {
+  // A client that goes away must end the server through EOF, not a signal.
+  std::signal(SIGPIPE, SIG_IGN);
+  auto inbox = std::make_shared<Inbox>();
+  auto writer = std::make_shared<MessageWriter>(output_fd);
+  // The reader blocks in read(); it is detached so that `exit` never waits for more input.
+  std::thread([inbox, writer, input_fd] { readMessages(inbox, writer, input_fd); }).detach();
+
+  Server server(writer, inbox);
+  for (;;) {
+    std::optional<Clock::time_point> due = server.analysisDue();
+    if (due && Clock::now() >= *due) {
+      server.analyzeAndPublish();
+      continue;
+    }
+    json message;
+    bool have_message = false;
+    bool closed = false;
+    {
+      std::unique_lock lock(inbox->mutex);
+      auto ready = [&] { return !inbox->messages.empty() || inbox->closed; };
+      if (due) {
+        inbox->ready.wait_until(lock, *due, ready);
+      } else {
+        inbox->ready.wait(lock, ready);
+      }
+      if (!inbox->messages.empty()) {
+        message = std::move(inbox->messages.front());
+        inbox->messages.pop_front();
+        have_message = true;
+      } else {
+        closed = inbox->closed;
+      }
+    }
+    if (have_message) {
+      if (std::optional<int> code = server.handle(message)) return *code;
+    } else if (closed) {
+      return server.exitCodeAtEndOfInput();
+    }
+  }
+}
+
+}  // namespace graphsafe::lsp
