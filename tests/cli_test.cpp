@@ -152,7 +152,7 @@ TEST_F(CliTest, UsageErrorsExitTwo) {
 
   CommandResult missing = graphsafe({"check", "nope/"});
   EXPECT_EQ(missing.exit_code, 2);
-  EXPECT_TRUE(has(missing.err, "nope: no such file or directory")) << missing.err;
+  EXPECT_TRUE(has(missing.err, "nope/: no such file or directory")) << missing.err;
 }
 
 TEST_F(CliTest, OutputDoesNotDependOnJobs) {

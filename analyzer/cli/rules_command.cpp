@@ -24,7 +24,6 @@ std::string padded(const std::string& text, std::size_t width) {
   return text.size() >= width ? text : text + std::string(width - text.size(), ' ');
 }
 
-
 }  // namespace
 
 bool writeRuleExplanation(std::string_view rule, std::ostream& out) {
@@ -52,17 +51,20 @@ void writeRuleList(std::ostream& out, bool json) {
     out << list.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return;
   }
+  std::size_t id_width = 2;
   std::size_t name_width = 4;
   std::size_t language_width = 9;
   for (const RuleInfo& rule : rules) {
+    id_width = std::max(id_width, rule.id.size());
     name_width = std::max(name_width, rule.name.size());
     language_width = std::max(language_width, joinLanguages(rule.languages).size());
   }
-  out << padded("ID", 6) << "  " << padded("NAME", name_width) << "  " << padded("SEVERITY", 8)
-      << "  " << padded("LANGUAGES", language_width) << "  " << padded("STATUS", 11) << "  "
+  out << padded("ID", id_width) << "  " << padded("NAME", name_width) << "  "
+      << padded("SEVERITY", 8) << "  " << padded("LANGUAGES", language_width) << "  "
+      << padded("STATUS", 11) << "  "
       << "SUMMARY\n";
   for (const RuleInfo& rule : rules) {
-    out << padded(rule.id, 6) << "  " << padded(rule.name, name_width) << "  "
+    out << padded(rule.id, id_width) << "  " << padded(rule.name, name_width) << "  "
         << padded(severityName(rule.severity), 8) << "  "
         << padded(joinLanguages(rule.languages), language_width) << "  "
         << padded(rule.implemented ? "implemented" : "planned", 11) << "  " << rule.summary << "\n";
