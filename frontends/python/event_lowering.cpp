@@ -1,0 +1,1070 @@
+// Statements and expressions of one function: the forward walk that binds names, classifies
+// values and emits events in evaluation order. Calls are in call_lowering.cpp.
+#include <optional>
+
+#include "frontends/python/function_lowering.h"
+#include "frontends/python/region_finder.h"
+
+namespace graphsafe::python {
+
+namespace {
+
+// Counts nesting on entry and undoes it on every way out.
+class DepthGuard {
+ public:
+  explicit DepthGuard(int& depth) : depth_(depth) { ++depth_; }
+  DepthGuard(const DepthGuard&) = delete;
+  DepthGuard& operator=(const DepthGuard&) = delete;
+  ~DepthGuard() { --depth_; }
+
+ private:
+  int& depth_;
+};
+
+std::string operatorApi(std::string_view op) {
+  static constexpr std::pair<std::string_view, std::string_view> kNames[] = {
+      {"+", "add"},     {"-", "sub"},      {"*", "mul"},      {"/", "truediv"}, {"//", "floordiv"},
+      {"%", "mod"},     {"**", "pow"},     {"@", "matmul"},   {"&", "and_"},    {"|", "or_"},
+      {"^", "xor"},     {"<<", "lshift"},  {">>", "rshift"}};
+  for (const auto& [token, name] : kNames) {
+    if (token == op) return "operator." + std::string(name);
+  }
+  return "operator." + std::string(op);
+}
+
+}  // namespace
+
+FunctionLowering::FunctionLowering(FileLowering& file, FunctionId id, Mode mode)
+    : file_(file), g_(file.g), id_(id), mode_(mode) {}
+
+void FunctionLowering::run() {
+  // Copies: lowering may declare lambdas, which grows the function tables.
+  TSNode node = decl().node;
+  bool is_lambda = decl().is_lambda;
+  bindParameters();
+  if (id_ == 0) {
+    lowerBlock(file_.root);
+  } else if (is_lambda) {
+    eval(field(node, g_.f_body));
+  } else {
+    lowerBlock(field(node, g_.f_body));
+  }
+  // capture_begin() on a receiver not known to be a CUDAGraph and never ended here: not a
+  // capture after all; its events fall back to the region around it.
+  for (const OpenCapture& open : open_captures_) {
+    if (!open.confirmed) file_.dropRegion(open.region);
+  }
+  if (mode_ != Mode::kNormal) return;
+  file_.model.functions[id_].events = std::move(events_);
+  if (file_.final_bindings.size() <= id_) file_.final_bindings.resize(id_ + 1);
+  file_.final_bindings[id_] = std::move(bindings_);
+}
+
+// ---- names and bindings ----------------------------------------------------------------------
+
+void FunctionLowering::bindParameters() {
+  const std::size_t count = decl().param_names.size();
+  bool has_self = decl().has_self;
+  if (has_self) {
+    self_class_ = decl().class_index;
+    self_name_ = textOf(decl().param_names.front());
+  }
+  for (std::size_t i = 0; i < count; ++i) {
+    std::string_view name = textOf(decl().param_names[i]);
+    ExprInfo info;
+    if (i == 0 && has_self) {
+      info.object = ObjectKind::kInstance;
+      info.class_index = self_class_;
+    } else {
+      ExprInfo annotation = annotationInfo(decl().param_types[i]);
+      if (annotation.value.isTensor()) {
+        info.value = tensorValue(ValueOrigin::kParameter);
+        Value declared = info.value;
+        declared.text = std::string(name);
+        file_.model.functions[id_].params[i].declared = std::move(declared);
+      } else {
+        info.value = unknownValue(paramBit(i));
+        info.object = annotation.object;
+        info.class_index = annotation.class_index;
+      }
+    }
+    bindings_[name] = std::move(info);
+  }
+}
+
+ExprInfo FunctionLowering::annotationInfo(TSNode type) {
+  ExprInfo info;
+  if (isNull(type)) return info;
+  TSNode expression = unparenthesize(file_.pool, firstNamedChild(file_.pool, type));
+  std::string qualified;
+  std::string_view quoted;
+  if (plainStringValue(file_.pool, file_.text, expression, quoted)) {
+    // A forward reference: "torch.Tensor", or "Tensor" imported from torch.
+    std::size_t dot = quoted.find('.');
+    const std::string* root = file_.index.imports.find(quoted.substr(0, dot));
+    if (root != nullptr) {
+      qualified = *root + (dot == std::string_view::npos ? "" : std::string(quoted.substr(dot)));
+    }
+  } else {
+    qualified = importedNameOf(expression);
+    if (qualified.empty() && is(expression, g_.identifier)) {
+      ExprInfo named;
+      if (lookupName(textOf(expression), named) && named.object == ObjectKind::kClass) {
+        info.object = ObjectKind::kInstance;
+        info.class_index = named.class_index;
+      }
+      return info;
+    }
+  }
+  std::string_view canonical = canonicalApiName(qualified);
+  if (canonical == "torch.Tensor" || canonical == "torch.nn.Parameter") {
+    info.value = tensorValue(ValueOrigin::kParameter);
+    return info;
+  }
+  switch (classifyFunction(canonical)) {
+    case ApiKind::kCudaGraph:
+      info.object = ObjectKind::kCudaGraph;
+      break;
+    case ApiKind::kStream:
+      info.object = ObjectKind::kStream;
+      break;
+    case ApiKind::kEvent:
+      info.object = ObjectKind::kEvent;
+      break;
+    case ApiKind::kGradScaler:
+      info.object = ObjectKind::kGradScaler;
+      break;
+    case ApiKind::kNnModule:
+      info.object = ObjectKind::kNnModule;
+      break;
+    default:
+      break;
+  }
+  return info;
+}
+
+const ExprInfo* FunctionLowering::findLocal(std::string_view name) const {
+  auto it = bindings_.find(name);
+  return it == bindings_.end() ? nullptr : &it->second;
+}
+
+namespace {
+
+bool definedIn(const FunctionDecl& scope, std::string_view name, ExprInfo& out) {
+  auto def = scope.defs.find(name);
+  if (def != scope.defs.end()) {
+    out = ExprInfo{};
+    out.function = def->second;
+    return true;
+  }
+  auto cls = scope.classes.find(name);
+  if (cls != scope.classes.end()) {
+    out = ExprInfo{};
+    out.object = ObjectKind::kClass;
+    out.class_index = cls->second;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool FunctionLowering::lookupName(std::string_view name, ExprInfo& out) const {
+  if (const ExprInfo* local = findLocal(name)) {
+    out = *local;
+    return true;
+  }
+  const auto& functions = file_.index.functions;
+  if (definedIn(functions[id_], name, out)) return true;
+  // Enclosing functions (closures), then the module. Class bodies are not scopes for methods.
+  for (FunctionId scope = functions[id_].parent; scope != kNoFunction;
+       scope = functions[scope].parent) {
+    if (scope == 0) {
+      if (file_.moduleGlobal(name, out)) return true;
+    } else if (scope < file_.final_bindings.size()) {
+      const Bindings& outer = file_.final_bindings[scope];
+      auto it = outer.find(name);
+      if (it != outer.end()) {
+        out = it->second;
+        return true;
+      }
+    }
+    if (definedIn(functions[scope], name, out)) return true;
+  }
+  if (const std::string* imported = file_.index.imports.find(name)) {
+    out = ExprInfo{};
+    out.object = ObjectKind::kImported;
+    out.imported = *imported;
+    return true;
+  }
+  return false;
+}
+
+bool FunctionLowering::isShadowed(std::string_view name) const {
+  return findLocal(name) != nullptr || file_.index.functions[id_].defs.contains(name);
+}
+
+std::string FunctionLowering::importedNameOf(TSNode node) const {
+  return importedName(node, file_.pool, file_.text, file_.index.imports,
+                      [this](std::string_view name) { return isShadowed(name); });
+}
+
+bool FunctionLowering::isSelfName(TSNode node) const {
+  return !self_name_.empty() && is(node, g_.identifier) && textOf(node) == self_name_;
+}
+
+void FunctionLowering::setBinding(std::string_view name, ExprInfo info) {
+  info.value.text.clear();
+  noteBound(name, info);
+  auto [it, inserted] = bindings_.try_emplace(name, info);
+  if (inserted) return;
+  // Straight-line code rebinds; a binding under a branch or loop may not happen, so it joins.
+  it->second = conditional_depth_ > 0 ? joinInfos(it->second, info) : std::move(info);
+}
+
+void FunctionLowering::bindTarget(TSNode target, const ExprInfo& info, TSNode value,
+                                  bool augmented) {
+  target = unparenthesize(file_.pool, target);
+  if (isNull(target) || depth_ >= kMaxNestingDepth) return;
+  DepthGuard guard(depth_);
+  TSSymbol symbol = ts_node_symbol(target);
+  if (symbol == g_.identifier) {
+    setBinding(textOf(target), info);
+    noteBinding(target, info, value, augmented);
+  } else if (symbol == g_.pattern_list || symbol == g_.tuple_pattern ||
+             symbol == g_.list_pattern || symbol == g_.expression_list || symbol == g_.tuple ||
+             symbol == g_.list) {
+    ExprInfo element = elementOf(info);
+    for (Children it(file_.pool, target); it.valid(); it.next()) {
+      bindTarget(it.node(), element, TSNode{});
+    }
+  } else if (symbol == g_.list_splat_pattern || symbol == g_.list_splat) {
+    bindTarget(firstNamedChild(file_.pool, target), ExprInfo{}, TSNode{});
+  } else if (symbol == g_.attribute) {
+    TSNode object = field(target, g_.f_object);
+    if (isSelfName(object)) {
+      recordSelfAttribute(textOf(field(target, g_.f_attribute)), info, value, augmented);
+    } else if (!is(object, g_.identifier)) {
+      eval(object);
+    }
+    noteBinding(target, info, value, augmented);
+  } else if (symbol == g_.subscript) {
+    ExprInfo base = eval(field(target, g_.f_value));
+    for (Children it(file_.pool, target); it.valid(); it.next()) {
+      if (it.field() == g_.f_subscript) eval(it.node());
+    }
+    noteSubscriptStore(target, base, info, value, augmented);
+  }
+}
+
+void FunctionLowering::recordSelfAttribute(std::string_view name, const ExprInfo& info,
+                                           TSNode value, bool augmented) {
+  if (mode_ != Mode::kRecordAttributes || self_class_ < 0 || name.empty()) return;
+  AttributeFacts& facts = file_.index.classes[static_cast<std::size_t>(self_class_)].attributes[name];
+  facts.seen = true;
+  bool is_none = !augmented && is(unparenthesize(file_.pool, value), g_.none);
+  if (!is_none) {
+    ExprInfo recorded = info;
+    // Parameters of the method that assigns are not parameters of the method that reads.
+    if (recorded.value.kind == ValueKind::kUnknown) recorded.value = unknownValue();
+    recorded.value.text.clear();
+    recorded.node = TSNode{};
+    if (facts.only_none) facts.info = std::move(recorded);
+    facts.only_none = false;
+    bool tensor = info.value.isTensor();
+    facts.tensor_everywhere = facts.tensor_everywhere && tensor;
+    facts.any_tensor = facts.any_tensor || tensor;
+    facts.constant_everywhere =
+        facts.constant_everywhere && info.value.kind == ValueKind::kHostConstant;
+    facts.plain_everywhere = facts.plain_everywhere && info.object == ObjectKind::kNone &&
+                             info.function == kNoFunction;
+  }
+  if (file_.model.functions[id_].name != "__init__") facts.written_after_init = true;
+}
+
+ExprInfo FunctionLowering::attributeRead(const AttributeFacts& facts) const {
+  ExprInfo read;
+  if (facts.only_none) {
+    read.value = hostConstant(ValueOrigin::kLiteral);
+    return read;
+  }
+  read.object = facts.info.object;
+  read.class_index = facts.info.class_index;
+  read.function = facts.info.function;
+  read.imported = facts.info.imported;
+  if (facts.tensor_everywhere) {
+    read.value = tensorValue();
+    read.mask = facts.info.mask;
+  } else if (facts.written_after_init && facts.plain_everywhere && !facts.any_tensor) {
+    read.value = hostVarying(ValueOrigin::kAttribute);
+  } else if (facts.constant_everywhere) {
+    read.value = hostConstant(ValueOrigin::kLiteral);
+  }
+  return read;
+}
+
+ExprInfo FunctionLowering::elementOf(const ExprInfo& info) const {
+  ExprInfo element;
+  if (info.object == ObjectKind::kTensorTuple || info.value.isTensor()) {
+    element.value = tensorValue();
+  } else if (info.value.isKnownHost()) {
+    element.value = info.value;
+  } else {
+    element.value = unknownValue(info.value.param_deps);
+  }
+  return element;
+}
+
+ExprInfo FunctionLowering::loopElement(TSNode iterable, const ExprInfo& info) {
+  TSNode node = unparenthesize(file_.pool, iterable);
+  ExprInfo element;
+  if (is(node, g_.call)) {
+    TSNode callee = field(node, g_.f_function);
+    if (isUnshadowedBuiltin(callee, "range")) {
+      element.value = hostVarying(ValueOrigin::kLoopVariable);
+      return element;
+    }
+  }
+  if (info.value.isTensor() || info.object == ObjectKind::kTensorTuple) {
+    element.value = tensorValue();
+    return element;
+  }
+  if (is(node, g_.list) || is(node, g_.tuple) || is(node, g_.set)) {
+    bool all_host = true;
+    bool all_tensor = true;
+    bool any = false;
+    for (Children it(file_.pool, node); it.valid(); it.next()) {
+      Value value = quietEval(it.node()).value;
+      all_host = all_host && value.isKnownHost();
+      all_tensor = all_tensor && value.isTensor();
+      any = true;
+    }
+    if (any && all_host) element.value = hostVarying(ValueOrigin::kLoopVariable);
+    if (any && all_tensor) element.value = tensorValue();
+    return element;
+  }
+  if (info.value.isKnownHost()) element.value = hostVarying(ValueOrigin::kLoopVariable);
+  return element;
+}
+
+void FunctionLowering::bindLoopTarget(TSNode target, TSNode iterable, const ExprInfo& info) {
+  TSNode node = unparenthesize(file_.pool, iterable);
+  TSNode pattern = unparenthesize(file_.pool, target);
+  bool is_pattern = is(pattern, g_.pattern_list) || is(pattern, g_.tuple_pattern) ||
+                    is(pattern, g_.list_pattern);
+  if (is_pattern && is(node, g_.call)) {
+    TSNode callee = field(node, g_.f_function);
+    bool enumerate = isUnshadowedBuiltin(callee, "enumerate");
+    bool zip = !enumerate && isUnshadowedBuiltin(callee, "zip");
+    if (enumerate || zip) {
+      CallArguments arguments;
+      readArguments(file_.pool, file_.text, field(node, g_.f_arguments), arguments);
+      std::size_t index = 0;
+      for (Children it(file_.pool, pattern); it.valid(); it.next(), ++index) {
+        ExprInfo element;
+        if (enumerate && index == 0) {
+          element.value = hostVarying(ValueOrigin::kLoopVariable);
+        } else {
+          std::size_t source = enumerate ? 0 : index;
+          if (source < arguments.positional.size()) {
+            TSNode argument = arguments.positional[source];
+            element = loopElement(argument, quietEval(argument));
+          }
+        }
+        bindTarget(it.node(), element, TSNode{});
+      }
+      return;
+    }
+  }
+  bindTarget(target, loopElement(iterable, info), TSNode{});
+}
+
+// ---- statements ------------------------------------------------------------------------------
+
+void FunctionLowering::lowerBlock(TSNode block) {
+  if (isNull(block) || depth_ >= kMaxNestingDepth) return;
+  DepthGuard guard(depth_);
+  for (Children it(file_.pool, block); it.valid(); it.next()) lowerStatement(it.node());
+}
+
+void FunctionLowering::lowerConditionalBlock(TSNode block) {
+  ++conditional_depth_;
+  lowerBlock(block);
+  --conditional_depth_;
+}
+
+void FunctionLowering::lowerStatement(TSNode node) {
+  if (depth_ >= kMaxNestingDepth) return;
+  DepthGuard guard(depth_);
+  TSSymbol symbol = ts_node_symbol(node);
+  if (symbol == g_.expression_statement) {
+    lowerExpressionStatement(node);
+  } else if (symbol == g_.return_statement || symbol == g_.raise_statement ||
+             symbol == g_.delete_statement) {
+    evalChildren(node);
+    if (symbol == g_.return_statement) noteReturn(node);
+    if (symbol == g_.delete_statement) noteDelete(node);
+  } else if (symbol == g_.if_statement) {
+    lowerIf(node);
+  } else if (symbol == g_.for_statement) {
+    lowerFor(node);
+  } else if (symbol == g_.while_statement) {
+    lowerWhile(node);
+  } else if (symbol == g_.with_statement) {
+    lowerWith(node);
+  } else if (symbol == g_.try_statement) {
+    lowerTry(node);
+  } else if (symbol == g_.match_statement) {
+    lowerMatch(node);
+  } else if (symbol == g_.assert_statement) {
+    Children it(file_.pool, node);
+    if (it.valid()) {
+      condition(it.node());
+      it.next();
+      if (it.valid()) eval(it.node());
+    }
+  } else if (symbol == g_.function_definition || symbol == g_.decorated_definition ||
+             symbol == g_.class_definition) {
+    // The name now refers to the function or class (its body is lowered on its own).
+    TSNode definition = symbol == g_.decorated_definition ? field(node, g_.f_definition) : node;
+    std::string_view name = textOf(field(definition, g_.f_name));
+    ExprInfo info;
+    if (!name.empty() && definedIn(decl(), name, info)) setBinding(name, info);
+  } else if (symbol == g_.block || ts_node_is_error(node)) {
+    lowerBlock(node);  // recovered code: lower what tree-sitter kept
+  }
+}
+
+void FunctionLowering::lowerExpressionStatement(TSNode node) {
+  for (Children it(file_.pool, node); it.valid(); it.next()) {
+    TSNode child = it.node();
+    TSSymbol symbol = ts_node_symbol(child);
+    if (symbol == g_.assignment) {
+      lowerAssignment(child);
+    } else if (symbol == g_.augmented_assignment) {
+      lowerAugmentedAssignment(child);
+    } else {
+      eval(child);
+    }
+  }
+}
+
+ExprInfo FunctionLowering::lowerAssignment(TSNode node) {
+  if (depth_ >= kMaxNestingDepth) return {};
+  DepthGuard guard(depth_);
+  TSNode left = field(node, g_.f_left);
+  TSNode right = field(node, g_.f_right);
+  if (isNull(right)) return {};  // a bare annotation: `x: int`
+  if (is(right, g_.assignment)) {
+    ExprInfo info = lowerAssignment(right);  // a = b = value
+    bindTarget(left, info, field(right, g_.f_right));
+    return info;
+  }
+  // `a, b = x.sum(), 5`: element by element when both sides have the same shape.
+  TSNode pattern = unparenthesize(file_.pool, left);
+  TSNode values = unparenthesize(file_.pool, right);
+  bool is_pattern = is(pattern, g_.pattern_list) || is(pattern, g_.tuple_pattern) ||
+                    is(pattern, g_.list_pattern);
+  bool is_sequence = is(values, g_.expression_list) || is(values, g_.tuple) ||
+                     is(values, g_.list);
+  if (is_pattern && is_sequence &&
+      ts_node_named_child_count(pattern) == ts_node_named_child_count(values)) {
+    std::vector<std::pair<TSNode, ExprInfo>> evaluated;
+    for (Children it(file_.pool, values); it.valid(); it.next()) {
+      evaluated.emplace_back(it.node(), eval(it.node()));
+    }
+    std::size_t index = 0;
+    for (Children it(file_.pool, pattern); it.valid() && index < evaluated.size();
+         it.next(), ++index) {
+      bindTarget(it.node(), evaluated[index].second, evaluated[index].first);
+    }
+    return {};
+  }
+  std::size_t regions_before = file_.model.regions.size();
+  ExprInfo info = eval(right);
+  bindTarget(left, info, right);
+  noteAssignedRegions(left, right, regions_before);
+  return info;
+}
+
+void FunctionLowering::lowerAugmentedAssignment(TSNode node) {
+  TSNode left = field(node, g_.f_left);
+  TSNode right = field(node, g_.f_right);
+  ExprInfo target = eval(left);
+  ExprInfo operand = eval(right);
+  ExprInfo result;
+  result.value = combineOperands(target.value, operand.value);
+  result.object = target.object;
+  result.class_index = target.class_index;
+  bindTarget(left, result, right, true);
+}
+
+void FunctionLowering::lowerIf(TSNode node) {
+  condition(field(node, g_.f_condition));
+  lowerConditionalBlock(field(node, g_.f_consequence));
+  for (Children it(file_.pool, node); it.valid(); it.next()) {
+    if (it.field() != g_.f_alternative) continue;
+    TSNode clause = it.node();
+    if (is(clause, g_.elif_clause)) {
+      condition(field(clause, g_.f_condition));
+      lowerConditionalBlock(field(clause, g_.f_consequence));
+    } else if (is(clause, g_.else_clause)) {
+      lowerConditionalBlock(field(clause, g_.f_body));
+    }
+  }
+}
+
+void FunctionLowering::lowerWhile(TSNode node) {
+  noteLoop(node);
+  condition(field(node, g_.f_condition));
+  lowerConditionalBlock(field(node, g_.f_body));
+  TSNode alternative = field(node, g_.f_alternative);
+  if (!isNull(alternative)) lowerConditionalBlock(field(alternative, g_.f_body));
+}
+
+void FunctionLowering::lowerFor(TSNode node) {
+  noteLoop(node);
+  TSNode left = field(node, g_.f_left);
+  TSNode right = field(node, g_.f_right);
+  ExprInfo iterable = eval(right);
+  if (!quiet() && !isNull(right)) {
+    Event& event = emit(EventKind::kLoop, right);
+    event.api = "for";
+    event.text = file_.text.brief(right);
+    event.subject = described(iterable.value, right);
+  }
+  bindLoopTarget(left, right, iterable);
+  lowerConditionalBlock(field(node, g_.f_body));
+  TSNode alternative = field(node, g_.f_alternative);
+  if (!isNull(alternative)) lowerConditionalBlock(field(alternative, g_.f_body));
+}
+
+void FunctionLowering::lowerWith(TSNode node) {
+  std::vector<std::int32_t> opened;
+  std::size_t streams = 0;
+  for (Children clause(file_.pool, node); clause.valid(); clause.next()) {
+    if (!is(clause.node(), g_.with_clause)) continue;
+    for (Children item(file_.pool, clause.node()); item.valid(); item.next()) {
+      if (!is(item.node(), g_.with_item)) continue;
+      TSNode value = field(item.node(), g_.f_value);
+      TSNode target{};
+      if (is(value, g_.as_pattern)) {
+        TSNode alias = field(value, g_.f_alias);
+        if (!isNull(alias)) target = firstNamedChild(file_.pool, alias);
+        value = firstNamedChild(file_.pool, value);
+      }
+      TSNode expression = unparenthesize(file_.pool, value);
+      if (is(expression, g_.tuple) && isNull(target)) {
+        // with (a, torch.cuda.graph(g)): as one parenthesized tuple
+        for (Children element(file_.pool, expression); element.valid(); element.next()) {
+          lowerWithItem(unparenthesize(file_.pool, element.node()), TSNode{}, opened, streams);
+        }
+      } else {
+        lowerWithItem(expression, target, opened, streams);
+      }
+    }
+  }
+  lowerBlock(field(node, g_.f_body));
+  for (auto it = opened.rbegin(); it != opened.rend(); ++it) {
+    noteRegionSpan(*it, file_.text.range(node));
+    popRegion(*it);
+  }
+  stream_stack_.resize(stream_stack_.size() - std::min(streams, stream_stack_.size()));
+}
+
+void FunctionLowering::lowerWithItem(TSNode item, TSNode target,
+                                     std::vector<std::int32_t>& regions, std::size_t& streams) {
+  if (is(item, g_.call)) {
+    std::string qualified = importedNameOf(unparenthesize(file_.pool, field(item, g_.f_function)));
+    ApiKind kind = qualified.empty() ? ApiKind::kNone
+                                     : classifyFunction(canonicalApiName(qualified));
+    if (kind == ApiKind::kGraphContext || kind == ApiKind::kStreamContext) {
+      Arguments& arguments = argumentsSlot();
+      evalArguments(field(item, g_.f_arguments), arguments);  // evaluated before the capture
+      if (kind == ApiKind::kStreamContext) {
+        TSNode stream = arguments.syntax.find("stream", 0);
+        stream_stack_.push_back(isNull(stream) ? std::string_view{} : textOf(stream));
+        ++streams;
+      } else if (!quiet()) {
+        CaptureRegion region;
+        region.kind = RegionKind::kGraphContext;
+        region.site = file_.text.range(item);
+        region.function = id_;
+        describeGraphContext(file_.text, arguments.syntax, region);
+        std::int32_t index = file_.addRegion(std::move(region), currentRegion());
+        region_stack_.push_back(index);
+        regions.push_back(index);
+      }
+      --argument_depth_;
+      if (!isNull(target)) bindTarget(target, ExprInfo{}, TSNode{});
+      return;
+    }
+  }
+  ExprInfo info = eval(item);
+  if (!isNull(target)) bindTarget(target, info, item);
+}
+
+void FunctionLowering::lowerTry(TSNode node) {
+  for (Children it(file_.pool, node); it.valid(); it.next()) {
+    TSNode child = it.node();
+    if (is(child, g_.block)) {
+      lowerBlock(child);  // the try body
+    } else if (is(child, g_.except_clause) || is(child, g_.else_clause)) {
+      for (Children part(file_.pool, child); part.valid(); part.next()) {
+        if (is(part.node(), g_.block)) lowerConditionalBlock(part.node());
+      }
+    } else if (is(child, g_.finally_clause)) {
+      for (Children part(file_.pool, child); part.valid(); part.next()) {
+        if (is(part.node(), g_.block)) lowerBlock(part.node());
+      }
+    }
+  }
+}
+
+void FunctionLowering::lowerMatch(TSNode node) {
+  eval(field(node, g_.f_subject));
+  TSNode body = field(node, g_.f_body);
+  if (isNull(body)) return;
+  for (Children clause(file_.pool, body); clause.valid(); clause.next()) {
+    if (!is(clause.node(), g_.case_clause)) continue;
+    for (Children part(file_.pool, clause.node()); part.valid(); part.next()) {
+      if (is(part.node(), g_.if_clause)) {
+        condition(firstNamedChild(file_.pool, part.node()));
+      } else if (is(part.node(), g_.block)) {
+        lowerConditionalBlock(part.node());
+      }
+    }
+  }
+}
+
+// ---- expressions -----------------------------------------------------------------------------
+
+ExprInfo FunctionLowering::eval(TSNode node) {
+  if (isNull(node) || depth_ >= kMaxNestingDepth) return {};
+  DepthGuard guard(depth_);
+  return dispatch(node);
+}
+
+ExprInfo FunctionLowering::quietEval(TSNode node) {
+  ++quiet_depth_;
+  ExprInfo info = eval(node);
+  --quiet_depth_;
+  return info;
+}
+
+ExprInfo FunctionLowering::dispatch(TSNode node) {
+  TSSymbol symbol = ts_node_symbol(node);
+  if (symbol == g_.identifier) return evalIdentifier(node);
+  if (symbol == g_.attribute) return evalAttribute(node);
+  if (symbol == g_.call) return noteCallResult(node, evalCall(node));
+  if (symbol == g_.subscript) return evalSubscript(node);
+  if (symbol == g_.binary_operator) return evalBinary(node);
+  if (symbol == g_.comparison_operator) return evalComparison(node);
+  if (symbol == g_.parenthesized_expression) return eval(firstNamedChild(file_.pool, node));
+  if (symbol == g_.integer || symbol == g_.float_literal || symbol == g_.true_literal ||
+      symbol == g_.false_literal || symbol == g_.none || symbol == g_.ellipsis) {
+    ExprInfo info;
+    info.value = hostConstant(ValueOrigin::kLiteral);
+    return info;
+  }
+  if (symbol == g_.string) return evalString(node);
+  if (symbol == g_.concatenated_string) {
+    bool constant = true;
+    for (Children it(file_.pool, node); it.valid(); it.next()) {
+      constant = evalString(it.node()).value.kind == ValueKind::kHostConstant && constant;
+    }
+    ExprInfo info;
+    if (constant) info.value = hostConstant(ValueOrigin::kLiteral);
+    return info;
+  }
+  if (symbol == g_.unary_operator) {
+    ExprInfo operand = eval(field(node, g_.f_argument));
+    ExprInfo info;
+    info.value = operand.value.isKnownHost() ? hostResultOf(operand.value)
+                                             : tensorResultOf(operand.value);
+    info.mask = operand.mask;  // ~mask
+    return info;
+  }
+  if (symbol == g_.boolean_operator) {
+    // In a value, only the left operand is tested for truth (`x = a or default`).
+    ExprInfo left = condition(field(node, g_.f_left));
+    ExprInfo right = eval(field(node, g_.f_right));
+    ExprInfo info;
+    info.value = joinValues(left.value, right.value);
+    return info;
+  }
+  if (symbol == g_.not_operator) {
+    ExprInfo operand = condition(field(node, g_.f_argument));
+    ExprInfo info;
+    info.value = hostResultOf(operand.value);
+    return info;
+  }
+  if (symbol == g_.conditional_expression) return evalConditional(node);
+  if (symbol == g_.named_expression) {
+    ExprInfo info = eval(field(node, g_.f_value));
+    TSNode name = field(node, g_.f_name);
+    if (is(name, g_.identifier)) setBinding(textOf(name), info);
+    return info;
+  }
+  if (symbol == g_.list || symbol == g_.tuple || symbol == g_.set ||
+      symbol == g_.expression_list) {
+    return evalSequence(node);
+  }
+  if (symbol == g_.list_comprehension || symbol == g_.set_comprehension ||
+      symbol == g_.dictionary_comprehension || symbol == g_.generator_expression) {
+    return evalComprehension(node);
+  }
+  if (symbol == g_.lambda) {
+    ExprInfo info;
+    info.node = node;  // its body runs when called, not here
+    return info;
+  }
+  if (symbol == g_.yield) return lowerYield(node);
+  if (symbol == g_.dictionary || symbol == g_.pair || symbol == g_.await ||
+      symbol == g_.list_splat || symbol == g_.dictionary_splat ||
+      symbol == g_.parenthesized_list_splat || symbol == g_.slice || symbol == g_.as_pattern ||
+      symbol == g_.keyword_argument) {
+    return evalChildren(node);
+  }
+  return {};
+}
+
+ExprInfo FunctionLowering::evalChildren(TSNode node) {
+  for (Children it(file_.pool, node); it.valid(); it.next()) eval(it.node());
+  return {};
+}
+
+ExprInfo FunctionLowering::condition(TSNode node) {
+  node = unparenthesize(file_.pool, node);
+  if (isNull(node) || depth_ >= kMaxNestingDepth) return {};
+  DepthGuard guard(depth_);
+  TSSymbol symbol = ts_node_symbol(node);
+  if (symbol == g_.boolean_operator) {
+    // Each operand of a condition is tested for truth on its own.
+    ExprInfo left = condition(field(node, g_.f_left));
+    ExprInfo right = condition(field(node, g_.f_right));
+    ExprInfo info;
+    info.value = joinValues(left.value, right.value);
+    return info;
+  }
+  if (symbol == g_.not_operator) {
+    ExprInfo operand = condition(field(node, g_.f_argument));
+    ExprInfo info;
+    info.value = hostResultOf(operand.value);
+    return info;
+  }
+  if (symbol == g_.call && isUnshadowedBuiltin(field(node, g_.f_function), "bool")) {
+    // `if bool(x):` is the branch on x, not a separate synchronization.
+    TSNode arguments = field(node, g_.f_arguments);
+    TSNode only{};
+    int count = 0;
+    if (is(arguments, g_.argument_list)) {
+      for (Children it(file_.pool, arguments); it.valid(); it.next(), ++count) only = it.node();
+    }
+    if (count == 1 && !is(only, g_.keyword_argument) && !is(only, g_.list_splat) &&
+        !is(only, g_.dictionary_splat)) {
+      ExprInfo argument = eval(only);
+      emitBranch(node, argument.value);
+      ExprInfo info;
+      info.value = hostResultOf(argument.value);
+      return info;
+    }
+  }
+  ExprInfo info = eval(node);
+  emitBranch(node, info.value);
+  return info;
+}
+
+ExprInfo FunctionLowering::evalIdentifier(TSNode node) {
+  ExprInfo info;
+  if (!lookupName(textOf(node), info)) return {};
+  noteNameRead(textOf(node), node, info);
+  return info;
+}
+
+ExprInfo FunctionLowering::evalAttribute(TSNode node) {
+  std::string qualified = importedNameOf(node);
+  if (!qualified.empty()) {
+    ExprInfo info;
+    info.object = ObjectKind::kImported;
+    info.imported = std::move(qualified);
+    return info;
+  }
+  ExprInfo object = eval(field(node, g_.f_object));
+  std::string_view name = textOf(field(node, g_.f_attribute));
+  ExprInfo info;
+  switch (object.object) {
+    case ObjectKind::kInstance: {
+      if (const AttributeFacts* facts = findAttribute(file_.index, object.class_index, name)) {
+        ExprInfo read = attributeRead(*facts);
+        if (isSelfName(field(node, g_.f_object))) noteNameRead(flowPath(node), node, read);
+        return read;
+      }
+      FunctionId method = findMethod(file_.index, object.class_index, name);
+      if (method != kNoFunction) info.function = method;  // a bound method
+      return info;
+    }
+    case ObjectKind::kImported:
+      info.object = ObjectKind::kImported;
+      info.imported = object.imported + "." + std::string(name);
+      return info;
+    case ObjectKind::kTensorTuple:
+      if (name == "values" || name == "indices") info.value = tensorValue();
+      return info;
+    case ObjectKind::kNone:
+      break;
+    default:
+      return info;
+  }
+  if (isHostAttribute(name)) {
+    info.value = hostConstant(ValueOrigin::kNone);
+  } else if (isTensorAttribute(name)) {
+    info.value = tensorResultOf(object.value);
+  }
+  return info;
+}
+
+ExprInfo FunctionLowering::evalSubscript(TSNode node) {
+  TSNode base_node = field(node, g_.f_value);
+  ExprInfo base = eval(base_node);
+  Value index = hostConstant(ValueOrigin::kLiteral);
+  const ExprInfo* mask = nullptr;
+  ExprInfo mask_info;
+  TSNode mask_node{};
+  for (Children it(file_.pool, node); it.valid(); it.next()) {
+    if (it.field() != g_.f_subscript) continue;
+    ExprInfo part = eval(it.node());
+    if (part.mask && mayBeTensor(part.value) && mask == nullptr) {
+      mask_info = part;
+      mask = &mask_info;
+      mask_node = it.node();
+    }
+    index = combineOperands(index, part.value);
+  }
+  ExprInfo info;
+  if (base.object == ObjectKind::kTensorTuple || base.value.isTensor()) {
+    info.value = tensorValue();
+  } else if (base.value.isKnownHost()) {
+    // LRS[step]: a host container indexed by a varying index varies.
+    info.value = index.isKnownHost() ? combineOperands(base.value, index) : unknownValue();
+  } else {
+    info.value = unknownValue(base.value.param_deps);
+  }
+  if (mask != nullptr && !base.value.isKnownHost()) {
+    emitSync(node, "torch.Tensor.__getitem__", file_.text.brief(node), mask->value, mask_node,
+             kFlagDataDependent | kFlagNeedsTensor);
+  }
+  return info;
+}
+
+ExprInfo FunctionLowering::evalBinary(TSNode node) {
+  TSNode left = field(node, g_.f_left);
+  TSNode right = field(node, g_.f_right);
+  TSNode op = field(node, g_.f_operator);
+  if (is(op, g_.op_percent) && (is(left, g_.string) || is(left, g_.concatenated_string))) {
+    eval(left);
+    return evalStringFormat(node, right);
+  }
+  ExprInfo lhs = eval(left);
+  ExprInfo rhs = eval(right);
+  ExprInfo info;
+  info.value = combineOperands(lhs.value, rhs.value);
+  std::string_view op_text = textOf(op);
+  if (op_text == "&" || op_text == "|" || op_text == "^") {
+    info.mask = (lhs.mask || rhs.mask) && mayBeTensor(info.value);
+  }
+  // A host scalar meeting a tensor: later rules look for values frozen into the op.
+  bool tensor_side = mayBeTensor(lhs.value) || mayBeTensor(rhs.value);
+  if (!quiet() && tensor_side && !(lhs.value.isTensor() && rhs.value.isTensor())) {
+    Event& event = emit(EventKind::kTensorOp, node);
+    event.api = operatorApi(op_text);
+    event.text = file_.text.brief(node);
+    event.subject = described(info.value, node);
+    event.args.push_back(described(lhs.value, left));
+    event.args.push_back(described(rhs.value, right));
+  }
+  return info;
+}
+
+ExprInfo FunctionLowering::evalStringFormat(TSNode node, TSNode right) {
+  TSNode values = unparenthesize(file_.pool, right);
+  auto check = [&](TSNode operand) {
+    ExprInfo info = eval(operand);
+    if (mayBeTensor(info.value)) {
+      emitSync(node, "str.__mod__", file_.text.brief(node), info.value, operand,
+               kFlagImplicit | kFlagNeedsTensor);
+    }
+  };
+  if (is(values, g_.tuple)) {
+    for (Children it(file_.pool, values); it.valid(); it.next()) check(it.node());
+  } else {
+    check(values);
+  }
+  return {};
+}
+
+ExprInfo FunctionLowering::evalComparison(TSNode node) {
+  bool structural = false;  // is / is not
+  bool membership = false;  // in / not in
+  bool first = true;
+  bool all_host = true;
+  Value combined;
+  for (Children it(file_.pool, node, true); it.valid(); it.next()) {
+    TSNode child = it.node();
+    if (it.field() == g_.f_operators) {
+      TSSymbol op = ts_node_symbol(child);
+      structural = structural || op == g_.op_is || op == g_.op_is_not;
+      membership = membership || op == g_.op_in || op == g_.op_not_in;
+      continue;
+    }
+    if (!ts_node_is_named(child) || is(child, g_.comment)) continue;
+    Value value = eval(child).value;
+    all_host = all_host && value.isKnownHost();
+    combined = first ? value : combineOperands(combined, value);
+    first = false;
+  }
+  ExprInfo info;
+  if (structural) {
+    info.value = hostConstant(ValueOrigin::kNone);
+  } else if (membership) {
+    if (all_host) info.value = hostResultOf(combined);
+  } else {
+    info.value = combined;
+    if (combined.kind == ValueKind::kUnknown && combined.param_deps == 0) info.value = {};
+    info.mask = mayBeTensor(info.value);
+  }
+  return info;
+}
+
+ExprInfo FunctionLowering::evalConditional(TSNode node) {
+  TSNode parts[3] = {};
+  int count = 0;
+  for (Children it(file_.pool, node); it.valid() && count < 3; it.next()) parts[count++] = it.node();
+  if (count < 3) return evalChildren(node);
+  condition(parts[1]);
+  ExprInfo body = eval(parts[0]);
+  ExprInfo alternative = eval(parts[2]);
+  return joinInfos(body, alternative);
+}
+
+ExprInfo FunctionLowering::evalString(TSNode node) {
+  bool interpolated = false;
+  for (Children it(file_.pool, node); it.valid(); it.next()) {
+    if (!is(it.node(), g_.interpolation)) continue;
+    interpolated = true;
+    TSNode expression = field(it.node(), g_.f_expression);
+    ExprInfo value = eval(expression);
+    if (mayBeTensor(value.value)) {
+      emitSync(it.node(), "builtins.format", "f\"{" + file_.text.brief(expression) + "}\"",
+               value.value, expression, kFlagImplicit | kFlagNeedsTensor);
+    }
+  }
+  ExprInfo info;
+  if (!interpolated) info.value = hostConstant(ValueOrigin::kLiteral);
+  return info;
+}
+
+ExprInfo FunctionLowering::evalSequence(TSNode node) {
+  bool constant = true;
+  for (Children it(file_.pool, node); it.valid(); it.next()) {
+    constant = eval(it.node()).value.kind == ValueKind::kHostConstant && constant;
+  }
+  ExprInfo info;
+  if (constant) info.value = hostConstant(ValueOrigin::kLiteral);
+  return info;
+}
+
+ExprInfo FunctionLowering::evalComprehension(TSNode node) {
+  // Comprehension variables live in their own scope: save what they shadow, restore after.
+  std::vector<std::pair<std::string_view, std::optional<ExprInfo>>> saved;
+  auto save = [&](auto&& self, TSNode target, int depth) -> void {
+    if (isNull(target) || depth > 16) return;
+    if (is(target, g_.identifier)) {
+      std::string_view name = textOf(target);
+      const ExprInfo* previous = findLocal(name);
+      saved.emplace_back(name, previous ? std::optional<ExprInfo>(*previous) : std::nullopt);
+      return;
+    }
+    for (Children it(file_.pool, target); it.valid(); it.next()) self(self, it.node(), depth + 1);
+  };
+  int outer_conditional = conditional_depth_;
+  conditional_depth_ = 0;
+  for (Children it(file_.pool, node); it.valid(); it.next()) {
+    TSNode clause = it.node();
+    if (is(clause, g_.for_in_clause)) {
+      TSNode right = field(clause, g_.f_right);
+      TSNode left = field(clause, g_.f_left);
+      ExprInfo iterable = eval(right);
+      save(save, left, 0);
+      bindLoopTarget(left, right, iterable);
+    } else if (is(clause, g_.if_clause)) {
+      condition(firstNamedChild(file_.pool, clause));
+    }
+  }
+  TSNode body = field(node, g_.f_body);
+  if (is(body, g_.pair)) {
+    evalChildren(body);
+  } else {
+    eval(body);
+  }
+  conditional_depth_ = outer_conditional;
+  for (auto it = saved.rbegin(); it != saved.rend(); ++it) {
+    if (it->second) {
+      bindings_[it->first] = std::move(*it->second);
+    } else {
+      bindings_.erase(it->first);
+    }
+  }
+  return {};
+}
+
+// ---- events ----------------------------------------------------------------------------------
+
+Event& FunctionLowering::emit(EventKind kind, TSNode range_node) {
+  if (quiet()) {
+    scratch_ = Event{};
+    return scratch_;
+  }
+  Event& event = events_.emplace_back();
+  event.kind = kind;
+  event.range = file_.text.range(range_node);
+  event.region = currentRegion();
+  return event;
+}
+
+Value FunctionLowering::described(const Value& value, TSNode node) const {
+  Value out = value;
+  out.text = isNull(node) ? std::string{} : file_.text.brief(node);
+  return out;
+}
+
+void FunctionLowering::emitBranch(TSNode node, const Value& subject) {
+  if (quiet()) return;
+  std::string text = file_.text.brief(node);
+  Event& event = emit(EventKind::kBranch, node);
+  event.api = "branch";
+  event.subject = subject;
+  event.subject.text = text;
+  event.text = std::move(text);
+}
+
+void FunctionLowering::emitSync(TSNode range_node, std::string api, std::string text,
+                                const Value& subject, TSNode subject_node, std::uint16_t flags) {
+  if (quiet()) return;
+  Event& event = emit(EventKind::kHostSync, range_node);
+  event.api = std::move(api);
+  event.text = std::move(text);
+  event.subject = described(subject, subject_node);
+  event.flags = flags;
+}
+
+void FunctionLowering::popRegion(std::int32_t region) {
+  for (auto it = region_stack_.rbegin(); it != region_stack_.rend(); ++it) {
+    if (*it == region) {
+      region_stack_.erase(std::next(it).base());
+      return;
+    }
+  }
+}
+
+}  // namespace graphsafe::python

@@ -1,0 +1,74 @@
+#pragma once
+
+// Lowers a parsed, indexed file into the capture model: every function's events, the capture
+// regions, and the class facts the value classification relies on.
+
+#include <cstdint>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "analyzer/engine/analysis_settings.h"
+#include "analyzer/model/capture_model.h"
+#include "frontends/python/declarations.h"
+#include "frontends/python/flow_state.h"
+#include "frontends/python/syntax.h"
+#include "frontends/python/value_classifier.h"
+
+namespace graphsafe::python {
+
+using Bindings = std::unordered_map<std::string_view, ExprInfo>;
+
+class FileLowering {
+ public:
+  FileLowering(TSNode root, const SourceText& text, CursorPool& pool, FileIndex& index,
+               FileModel& model, const AnalysisSettings& settings);
+
+  // Everything after the declaration pass, in order: class facts, decorator regions, each
+  // function's events (lambdas found on the way included), entry points, region cleanup.
+  void run();
+
+  // ---- shared state, used by FunctionLowering ----
+  TSNode root;
+  const SourceText& text;
+  CursorPool& pool;
+  FileIndex& index;
+  FileModel& model;
+  const AnalysisSettings& settings;
+  const Grammar& g;
+
+  // Extra synchronizing APIs from the configuration, split by form.
+  std::vector<std::string_view> extra_sync_functions;  // "pkg.mod.func"
+  std::vector<std::string_view> extra_sync_methods;    // ".method", without the dot
+
+  // Final bindings of each function, for closures and module globals.
+  std::vector<Bindings> final_bindings;
+
+  // Flow between capture and replay: region inputs of callable regions, handles, containers.
+  FileFlow flow;
+
+  // Adds a region. `parent` is the body region around it (-1 when none) so that a region that
+  // turns out not to be one can hand its events back.
+  std::int32_t addRegion(CaptureRegion region, std::int32_t parent);
+  void dropRegion(std::int32_t region) { region_dead_[static_cast<std::size_t>(region)] = true; }
+
+  // The function of a lambda used as a callable, created on first use.
+  FunctionId lambdaFunction(TSNode lambda, FunctionId parent);
+
+  // The value of a module-level name read from a function: constants bound once stay
+  // constants; names rebound anywhere become varying globals.
+  bool moduleGlobal(std::string_view name, ExprInfo& out) const;
+
+ private:
+  void collectClassFacts();
+  void addDecoratorRegions();
+  void addEntryPointRegions();
+  void finishFlow();  // flow_lowering.cpp
+  void compactRegions();
+
+  std::vector<std::int32_t> region_parent_;
+  std::vector<bool> region_dead_;
+  std::unordered_map<const void*, FunctionId> lambdas_;
+};
+
+}  // namespace graphsafe::python

@@ -1,0 +1,197 @@
+#pragma once
+
+// One function's lowering: a forward walk over its statements that classifies values, binds
+// names, emits events in evaluation order and opens the body regions (with-graph blocks,
+// capture_begin/capture_end spans). Statements and expressions are in event_lowering.cpp,
+// what a call means in call_lowering.cpp.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "frontends/python/call_arguments.h"
+#include "frontends/python/file_lowering.h"
+#include "frontends/python/flow_state.h"
+#include "frontends/python/python_apis.h"
+
+namespace graphsafe::python {
+
+class FunctionLowering {
+ public:
+  enum class Mode : std::uint8_t {
+    kNormal,            // events, regions, final bindings
+    kRecordAttributes,  // no events: records what the method assigns to self.<name>
+  };
+
+  FunctionLowering(FileLowering& file, FunctionId id, Mode mode);
+  void run();
+
+ private:
+  // A call's arguments, evaluated once, in order.
+  struct Arguments {
+    CallArguments syntax;
+    std::vector<ExprInfo> positional;
+    std::vector<ExprInfo> keywords;  // parallel to syntax.keywords
+    const ExprInfo* find(std::string_view name, int position = -1) const;
+  };
+
+  // What a call's callee turned out to be.
+  struct Callee {
+    enum class Kind : std::uint8_t { kUnknown, kFunction, kClass, kApi, kBuiltin, kMethod,
+                                     kSuperMethod, kValue };
+    Kind kind = Kind::kUnknown;
+    FunctionId function = kNoFunction;
+    std::int32_t class_index = -1;
+    std::string qualified;  // kApi
+    BuiltinKind builtin = BuiltinKind::kNone;
+    std::string_view name;  // kBuiltin / kMethod / kSuperMethod
+    ExprInfo receiver;      // kMethod: the object; kValue: the called value
+    TSNode receiver_node{};
+    TSNode name_node{};
+  };
+
+  struct OpenCapture {
+    std::string_view receiver;
+    std::int32_t region = -1;
+    bool confirmed = false;
+  };
+
+  // ---- statements (event_lowering.cpp) ----
+  void lowerBlock(TSNode block);
+  void lowerStatement(TSNode node);
+  void lowerExpressionStatement(TSNode node);
+  ExprInfo lowerAssignment(TSNode node);
+  void lowerAugmentedAssignment(TSNode node);
+  void lowerIf(TSNode node);
+  void lowerWhile(TSNode node);
+  void lowerFor(TSNode node);
+  void lowerWith(TSNode node);
+  void lowerWithItem(TSNode item, TSNode target, std::vector<std::int32_t>& regions,
+                     std::size_t& streams);
+  void lowerTry(TSNode node);
+  void lowerMatch(TSNode node);
+  void lowerConditionalBlock(TSNode block);
+
+  // ---- names and bindings (event_lowering.cpp) ----
+  void bindParameters();
+  ExprInfo annotationInfo(TSNode type);
+  void bindTarget(TSNode target, const ExprInfo& info, TSNode value, bool augmented = false);
+  void bindLoopTarget(TSNode target, TSNode iterable, const ExprInfo& info);
+  void setBinding(std::string_view name, ExprInfo info);
+  void recordSelfAttribute(std::string_view name, const ExprInfo& info, TSNode value,
+                           bool augmented);
+  bool isSelfName(TSNode node) const;
+  const ExprInfo* findLocal(std::string_view name) const;
+  bool lookupName(std::string_view name, ExprInfo& out) const;
+  bool isShadowed(std::string_view name) const;
+  std::string importedNameOf(TSNode node) const;
+  ExprInfo elementOf(const ExprInfo& info) const;
+  ExprInfo loopElement(TSNode iterable, const ExprInfo& info);
+  ExprInfo attributeRead(const AttributeFacts& facts) const;
+
+  // ---- expressions (event_lowering.cpp) ----
+  ExprInfo eval(TSNode node);
+  ExprInfo quietEval(TSNode node);
+  ExprInfo dispatch(TSNode node);
+  ExprInfo condition(TSNode node);
+  ExprInfo evalIdentifier(TSNode node);
+  ExprInfo evalAttribute(TSNode node);
+  ExprInfo evalSubscript(TSNode node);
+  ExprInfo evalBinary(TSNode node);
+  ExprInfo evalStringFormat(TSNode node, TSNode right);
+  ExprInfo evalComparison(TSNode node);
+  ExprInfo evalConditional(TSNode node);
+  ExprInfo evalString(TSNode node);
+  ExprInfo evalSequence(TSNode node);
+  ExprInfo evalComprehension(TSNode node);
+  ExprInfo evalChildren(TSNode node);
+
+  // ---- calls (call_lowering.cpp) ----
+  ExprInfo evalCall(TSNode call);
+  Callee resolveCallee(TSNode function);
+  Callee calleeFromInfo(ExprInfo info) const;
+  void evalArguments(TSNode arguments, Arguments& out);
+  Arguments& argumentsSlot();
+  ExprInfo callFunction(FunctionId function, TSNode call, const Arguments& arguments);
+  ExprInfo construct(std::int32_t class_index, TSNode call, const Arguments& arguments);
+  ExprInfo callApi(const std::string& qualified, TSNode call, const Arguments& arguments);
+  ExprInfo callBuiltin(const Callee& callee, TSNode call, const Arguments& arguments);
+  ExprInfo callMethod(Callee& callee, TSNode call, const Arguments& arguments);
+  ExprInfo callTensorMethod(const Callee& callee, TSNode call, const Arguments& arguments);
+  ExprInfo callValue(const Callee& callee, TSNode call, const Arguments& arguments);
+  ExprInfo moduleCallResult(const Arguments& arguments) const;
+  bool isExtraSyncFunction(std::string_view qualified) const;
+  bool isUnshadowedBuiltin(TSNode function, std::string_view name) const;
+
+  // ---- regions (call_lowering.cpp) ----
+  void captureBegin(const Callee& callee, TSNode call, const Arguments& arguments);
+  void captureEnd(const Callee& callee);
+  void graphedCallables(TSNode call, const Arguments& arguments);
+  void compileRegion(const ExprInfo& target, TSNode site);
+  FunctionId callableTarget(const ExprInfo& info, std::string& qualified);
+  std::int32_t currentRegion() const {
+    return region_stack_.empty() ? -1 : region_stack_.back();
+  }
+  void popRegion(std::int32_t region);
+
+  // ---- flow between capture and replay (flow_lowering.cpp) ----
+  void noteBound(std::string_view name, ExprInfo& info);
+  void noteBinding(TSNode target, const ExprInfo& info, TSNode value, bool augmented);
+  void noteSubscriptStore(TSNode target, const ExprInfo& base, const ExprInfo& info, TSNode value,
+                          bool augmented);
+  void noteAssignedRegions(TSNode left, TSNode right, std::size_t regions_before);
+  void noteNameRead(std::string_view path, TSNode node, ExprInfo& info);
+  void noteFlowMethod(const Callee& callee, TSNode call, const Arguments& arguments);
+  void noteFunctionCall(FunctionId function, TSNode call);
+  ExprInfo noteCallResult(TSNode call, ExprInfo result);
+  void noteReturn(TSNode node);
+  void noteDelete(TSNode node);
+  void noteLoop(TSNode node);
+  void noteRegionSpan(std::int32_t region, SourceRange span);
+  ExprInfo lowerYield(TSNode node);
+  void emitStore(std::string_view api, std::string target, TSNode value, const ExprInfo& info);
+  bool isContainerPath(const std::string& path) const;
+  // A callable whose code is not visible (a torch.nn module, a parameter): still a region, with
+  // no function, so that its calls and outputs are known.
+  bool isOpaqueCallable(const ExprInfo& info) const;
+  std::string flowPath(TSNode node) const;
+  std::string sourcePath(TSNode node) const;
+
+  // ---- events ----
+  Event& emit(EventKind kind, TSNode range_node);
+  Value described(const Value& value, TSNode node) const;
+  void fillArguments(Event& event, const Arguments& arguments) const;
+  void emitBranch(TSNode node, const Value& subject);
+  void emitSync(TSNode range_node, std::string api, std::string text, const Value& subject,
+                TSNode subject_node, std::uint16_t flags);
+  std::string methodText(const Callee& callee, TSNode call) const;
+  bool quiet() const { return mode_ != Mode::kNormal || quiet_depth_ > 0; }
+
+  const FunctionDecl& decl() const { return file_.index.functions[id_]; }
+  std::string_view textOf(TSNode node) const { return file_.text.of(node); }
+
+  FileLowering& file_;
+  const Grammar& g_;
+  FunctionId id_;
+  Mode mode_;
+  Bindings bindings_;
+  std::vector<Event> events_;
+  Event scratch_;
+  std::vector<std::int32_t> region_stack_;
+  std::vector<OpenCapture> open_captures_;
+  std::vector<std::string_view> stream_stack_;
+  std::vector<std::unique_ptr<Arguments>> argument_slots_;
+  std::size_t argument_depth_ = 0;
+  int conditional_depth_ = 0;
+  int depth_ = 0;
+  int quiet_depth_ = 0;
+  std::int32_t self_class_ = -1;
+  std::string_view self_name_;
+  FunctionFlow flow_;
+};
+
+}  // namespace graphsafe::python
