@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,11 @@ struct AnalysisSettings {
   std::vector<std::string> extra_sync_apis;
   // Files larger than this are skipped with a notice.
   std::size_t max_file_bytes = 8u << 20;
+  // Per-file guards of the parse: one that runs longer, or whose syntax tree grows larger, is
+  // cancelled and the file skipped with a notice. Real code needs 15-25 bytes of tree per byte
+  // of source; dense generated text up to 300.
+  std::uint32_t parse_timeout_ms = 10'000;
+  std::size_t max_parse_memory_bytes = std::size_t{512} << 20;
 
   // C++: show the compiler's own errors about the analyzed code as notices (normally hidden:
   // they are not graphsafe's findings, and a missing header must not stop the analysis).
