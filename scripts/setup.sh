@@ -6,10 +6,10 @@ set -euo pipefail
 
 packages=(
   cmake ninja-build g++ pkg-config git ca-certificates
-  nodejs npm                          # `npm pack` fetches the pinned tree-sitter sources
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev libtomlplusplus-dev
   libgtest-dev libgmock-dev
   clang-19 libclang-19-dev libclang-cpp19-dev llvm-19-dev   # the CUDA C++ frontend
+  libclang-rt-19-dev                  # libFuzzer and the sanitizer runtimes for fuzz/ (clang-19)
   neovim pre-commit flake8            # real clients in tests; the benchmark's reference linter
 )
 
@@ -19,6 +19,12 @@ for package in "${packages[@]}"; do
     missing+=("$package")
   fi
 done
+
+# `npm pack` fetches the pinned tree-sitter sources. Any npm will do (some images ship Node.js
+# from another source, whose package also provides npm): install Debian's only when there is none.
+if ! command -v npm >/dev/null 2>&1; then
+  missing+=(nodejs npm)
+fi
 
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "setup: installing ${missing[*]}"
