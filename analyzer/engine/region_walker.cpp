@@ -50,7 +50,10 @@ class Walk {
         region_file_(region_file),
         region_(region),
         region_index_(region_index),
-        visit_(visit) {}
+        visit_(visit) {
+    // Contexts hold a span over path_: it must never reallocate while a walk is under way.
+    path_.reserve(RegionWalker::kMaxCallDepth + 1);
+  }
 
   void run(FunctionRef start, std::vector<Value> params, bool whole_function) {
     visitFunction(start, params, whole_function ? -1 : region_index_);
