@@ -253,15 +253,16 @@ d = torch.cuda.make_graphed_callables(net.forward, (x,))
 e = torch.cuda.make_graphed_callables((step, net), ((x, y), (x,)))
 f = torch.cuda.make_graphed_callables(unknown_thing, (x,))
 )");
-  ASSERT_EQ(countRegions(model, RegionKind::kGraphedCallable), 6u);
   FunctionId step = functionId(model, "step");
   FunctionId forward = functionId(model, "Net.forward");
   FunctionId lambda = functionId(model, "<lambda>");
   ASSERT_NE(lambda, kNoFunction);
   std::vector<FunctionId> targets;
   for (const CaptureRegion& region : model.regions) {
+    EXPECT_EQ(region.kind, RegionKind::kGraphedCallable);
     EXPECT_TRUE(region.whole_function);
-    targets.push_back(region.function);
+    // An opaque callable keeps a region (for the rules about replays) but reaches no code.
+    if (region.function != kNoFunction) targets.push_back(region.function);
   }
   EXPECT_EQ(targets, (std::vector<FunctionId>{step, lambda, forward, forward, step, forward}));
   // Graphed callables receive tensors; a method's self does not count.
@@ -564,9 +565,9 @@ def run(x: torch.Tensor, y):
     if hasattr(y, "shape"): pass
     if x.dtype == torch.float16: pass
 )");
-  for (std::string_view condition : {"x.shape[0] > 4", "x.size(1) == 3", "x.dim() > 2",
-                                     "x.numel()", "len(x) > 1", "x is None", "y is not None",
-                                     "isinstance(y, torch.Tensor)", "hasattr(y, \"shape\")"}) {
+  for (std::string_view condition :
+       {"x.shape[0] > 4", "x.size(1) == 3", "x.dim() > 2", "x.numel()", "len(x) > 1", "x is None",
+        "y is not None", "isinstance(y, torch.Tensor)", "hasattr(y, \"shape\")"}) {
     Value value = branchValue(model, "run", condition);
     EXPECT_EQ(value.kind, ValueKind::kHostConstant) << condition;
     EXPECT_EQ(value.param_deps, 0u) << condition;
@@ -652,9 +653,11 @@ def run(x: torch.Tensor, n):
     EXPECT_EQ(value.kind, ValueKind::kHostVarying) << condition;
     EXPECT_EQ(value.origin, ValueOrigin::kGlobal) << condition;
   }
+  // A loop variable varies between replays only around a capture (PythonValues.
+  // LoopVariablesAroundACapture); in a function run under capture every iteration is recorded.
   for (std::string_view condition : {"i", "k", "q"}) {
     Value value = branchValue(model, "run", condition);
-    EXPECT_EQ(value.kind, ValueKind::kHostVarying) << condition;
+    EXPECT_EQ(value.kind, ValueKind::kHostConstant) << condition;
     EXPECT_EQ(value.origin, ValueOrigin::kLoopVariable) << condition;
   }
 }
@@ -785,10 +788,10 @@ def run(x: torch.Tensor, n):
     texts.push_back(sync->text);
     EXPECT_EQ(sync->flags, kFlagImplicit | kFlagNeedsTensor) << sync->text;
   }
-  EXPECT_EQ(texts, (std::vector<std::string>{"int(x)", "float(x)", "bool(x)", "int(n)",
-                                             "print(x, \"label\")", "f\"{x}\"", "str(x)",
-                                             "repr(x)", "\"%s\" % x", "\"%s %s\" % (x, 3)",
-                                             "\"{}\".format(x)"}));
+  EXPECT_EQ(texts,
+            (std::vector<std::string>{"int(x)", "float(x)", "bool(x)", "int(n)",
+                                      "print(x, \"label\")", "f\"{x}\"", "str(x)", "repr(x)",
+                                      "\"%s\" % x", "\"%s %s\" % (x, 3)", "\"{}\".format(x)"}));
   EXPECT_EQ(syncs[0]->api, "builtins.int");
   EXPECT_TRUE(syncs[0]->subject.isTensor());
   EXPECT_EQ(syncs[3]->subject.param_deps, 1u << 1);
@@ -813,11 +816,11 @@ def run(s: torch.cuda.Stream, other, copy_stream):
   auto syncs = events(function(model, "run"), EventKind::kHostSync);
   std::vector<std::string> apis;
   for (const Event* sync : syncs) apis.push_back(sync->api);
-  EXPECT_EQ(apis, (std::vector<std::string>{
-                      "torch.cuda.synchronize", "torch.cuda.Stream.synchronize",
-                      "torch.cuda.Stream.query", "torch.cuda.Stream.synchronize",
-                      "torch.cuda.Stream.query", "torch.cuda.Event.synchronize",
-                      "torch.cuda.Event.query", "torch.cuda.Stream.synchronize"}));
+  EXPECT_EQ(apis,
+            (std::vector<std::string>{"torch.cuda.synchronize", "torch.cuda.Stream.synchronize",
+                                      "torch.cuda.Stream.query", "torch.cuda.Stream.synchronize",
+                                      "torch.cuda.Stream.query", "torch.cuda.Event.synchronize",
+                                      "torch.cuda.Event.query", "torch.cuda.Stream.synchronize"}));
   EXPECT_EQ(syncs[0]->text, "torch.cuda.synchronize()");
   EXPECT_EQ(syncs[0]->flags, kFlagNone);
 }
@@ -849,11 +852,11 @@ def run(x: torch.Tensor, y, r: torch.Tensor):
     texts.push_back(sync->text);
     EXPECT_NE(sync->flags & kFlagDataDependent, 0) << sync->text;
   }
-  EXPECT_EQ(texts, (std::vector<std::string>{
-                       "torch.nonzero(x)", ".nonzero()", "torch.unique(x)", ".unique()",
-                       "torch.masked_select(x, x > 0)", "torch.argwhere(x)",
-                       "torch.where(x > 0)", "x[x > 0]", "x[mask]", "x[y > 0]",
-                       ".repeat_interleave(r)", "torch.repeat_interleave(x, r)"}));
+  EXPECT_EQ(texts, (std::vector<std::string>{"torch.nonzero(x)", ".nonzero()", "torch.unique(x)",
+                                             ".unique()", "torch.masked_select(x, x > 0)",
+                                             "torch.argwhere(x)", "torch.where(x > 0)", "x[x > 0]",
+                                             "x[mask]", "x[y > 0]", ".repeat_interleave(r)",
+                                             "torch.repeat_interleave(x, r)"}));
   // A mask derived from a parameter may be a tensor: the engine decides on each path.
   const Event* by_parameter = syncs[9];
   EXPECT_EQ(by_parameter->subject.param_deps, 1u << 1);
@@ -987,8 +990,8 @@ def run(w: torch.Tensor, grad: torch.Tensor, lr):
   auto ops = events(function(model, "run"), EventKind::kTensorOp);
   std::vector<std::string> apis;
   for (const Event* op : ops) apis.push_back(op->api);
-  EXPECT_EQ(apis, (std::vector<std::string>{"operator.mul", "torch.Tensor.sub_",
-                                            "torch.float_power"}));
+  EXPECT_EQ(apis,
+            (std::vector<std::string>{"operator.mul", "torch.Tensor.sub_", "torch.float_power"}));
   ASSERT_EQ(ops[0]->args.size(), 2u);
   EXPECT_EQ(ops[0]->args[1].text, "lr");
   EXPECT_EQ(ops[0]->args[1].param_deps, 1u << 2);
@@ -1079,8 +1082,8 @@ TEST(PythonFile, EmptyAndNulInputDoNotCrash) {
 
 TEST(PythonFile, DeepNestingDoesNotOverflowTheStack) {
   constexpr int kDepth = 5000;
-  std::string brackets = "import torch\nx = " + std::string(kDepth, '(') + "1" +
-                         std::string(kDepth, ')') + "\n";
+  std::string brackets =
+      "import torch\nx = " + std::string(kDepth, '(') + "1" + std::string(kDepth, ')') + "\n";
   std::string lists = "y = " + std::string(kDepth, '[') + std::string(kDepth, ']') + "\n";
   std::string calls = "z = ";
   for (int i = 0; i < kDepth; ++i) calls += "f(";
@@ -1102,7 +1105,8 @@ TEST(PythonFile, DeepNestingDoesNotOverflowTheStack) {
   // 5,000 nested blocks: tree-sitter gives up on the indentation (the root is an error), so the
   // file is reported and skipped; it must not crash on the way.
   std::string blocks;
-  for (int i = 0; i < kDepth; ++i) blocks += std::string(static_cast<std::size_t>(i), ' ') + "if x:\n";
+  for (int i = 0; i < kDepth; ++i)
+    blocks += std::string(static_cast<std::size_t>(i), ' ') + "if x:\n";
   blocks += std::string(kDepth, ' ') + "pass\n";
   AnalysisSettings large;
   large.max_file_bytes = 64u << 20;

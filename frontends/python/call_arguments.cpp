@@ -12,8 +12,7 @@ TSNode CallArguments::find(std::string_view name, int position) const {
   return TSNode{};
 }
 
-void readArguments(CursorPool& pool, const SourceText& text, TSNode arguments,
-                   CallArguments& out) {
+void readArguments(CursorPool& pool, const SourceText& text, TSNode arguments, CallArguments& out) {
   const Grammar& g = Grammar::get();
   out.clear();
   if (isNull(arguments)) return;

@@ -24,8 +24,7 @@ struct CallArguments {
 };
 
 // Reads an argument_list (or the generator expression of `f(x for x in y)`).
-void readArguments(CursorPool& pool, const SourceText& text, TSNode arguments,
-                   CallArguments& out);
+void readArguments(CursorPool& pool, const SourceText& text, TSNode arguments, CallArguments& out);
 
 // Is this device argument the host ("cpu", "cpu:0", torch.device("cpu"))?
 bool isCpuDevice(CursorPool& pool, const SourceText& text, TSNode node);

@@ -185,7 +185,8 @@ class DeclarationPass {
     } else if (scope == 0) {
       function.qualified_name = function.name;
     } else {
-      function.qualified_name = model_.functions[scope].qualified_name + ".<locals>." + function.name;
+      function.qualified_name =
+          model_.functions[scope].qualified_name + ".<locals>." + function.name;
     }
     function.range = text_.range(name_node);
     function.body = text_.range(isNull(decorated) ? definition : decorated);
@@ -297,15 +298,15 @@ void collectDeclarations(TSNode root, CursorPool& pool, const SourceText& text, 
   DeclarationPass(pool, text, index, model).run(root);
 }
 
-FunctionId declareLambda(TSNode lambda, FunctionId parent, CursorPool& pool,
-                         const SourceText& text, FileIndex& index, FileModel& model) {
+FunctionId declareLambda(TSNode lambda, FunctionId parent, CursorPool& pool, const SourceText& text,
+                         FileIndex& index, FileModel& model) {
   const Grammar& g = Grammar::get();
   auto id = static_cast<FunctionId>(model.functions.size());
   FunctionModel function;
   function.name = "<lambda>";
-  function.qualified_name =
-      parent == 0 ? std::string("<lambda>")
-                  : model.functions[parent].qualified_name + ".<locals>.<lambda>";
+  function.qualified_name = parent == 0
+                                ? std::string("<lambda>")
+                                : model.functions[parent].qualified_name + ".<locals>.<lambda>";
   function.range = text.range(lambda);
   function.body = function.range;
   FunctionDecl decl;

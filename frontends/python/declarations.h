@@ -20,12 +20,12 @@
 namespace graphsafe::python {
 
 struct FunctionDecl {
-  TSNode node{};                     // function_definition or lambda; null for the module
-  TSNode decorated{};                // the decorated_definition around it, when decorated
-  FunctionId parent = kNoFunction;   // the enclosing function (0 = module level)
-  std::int32_t class_index = -1;     // the class whose body holds this def (a method)
+  TSNode node{};                    // function_definition or lambda; null for the module
+  TSNode decorated{};               // the decorated_definition around it, when decorated
+  FunctionId parent = kNoFunction;  // the enclosing function (0 = module level)
+  std::int32_t class_index = -1;    // the class whose body holds this def (a method)
   bool is_lambda = false;
-  bool has_self = false;             // a method with an instance parameter (not static/class)
+  bool has_self = false;  // a method with an instance parameter (not static/class)
   bool writes_self_attributes = false;
   // Per parameter: its name node, its annotation (null when none), whether it is *args/**kw.
   std::vector<TSNode> param_names;
@@ -38,13 +38,13 @@ struct FunctionDecl {
 
 // What the methods of a class assign to `self.<name>` (and the class body binds).
 struct AttributeFacts {
-  ExprInfo info;                  // the first non-None assignment (object kind, function)
+  ExprInfo info;  // the first non-None assignment (object kind, function)
   bool seen = false;
   bool only_none = true;          // every assignment so far was `None`
   bool tensor_everywhere = true;  // every non-None assignment was a tensor
   bool any_tensor = false;
   bool constant_everywhere = true;
-  bool plain_everywhere = true;   // no assignment was an object (module, graph, stream, ...)
+  bool plain_everywhere = true;  // no assignment was an object (module, graph, stream, ...)
   bool written_after_init = false;
 };
 
@@ -77,8 +77,8 @@ void collectDeclarations(TSNode root, CursorPool& pool, const SourceText& text, 
                          FileModel& model);
 
 // Adds a function for a lambda (used as a graphed or compiled callable) and returns its id.
-FunctionId declareLambda(TSNode lambda, FunctionId parent, CursorPool& pool,
-                         const SourceText& text, FileIndex& index, FileModel& model);
+FunctionId declareLambda(TSNode lambda, FunctionId parent, CursorPool& pool, const SourceText& text,
+                         FileIndex& index, FileModel& model);
 
 // Resolves base classes and whether each class is an nn.Module.
 void resolveClassBases(CursorPool& pool, const SourceText& text, FileIndex& index);

@@ -11,28 +11,28 @@ namespace graphsafe::python {
 // What calling a qualified (import-resolved) function means.
 enum class ApiKind : std::uint8_t {
   kNone,
-  kFactory,              // torch.zeros, torch.randn_like, ...: a new tensor
-  kTensorFunction,       // torch.matmul, torch.nn.functional.*, ...: a tensor
-  kBoolTensorFunction,   // torch.isnan, torch.logical_and, ...: a boolean tensor (a mask)
-  kTupleFunction,        // torch.sort, torch.linalg.svd, ...: several tensors (value unknown)
-  kDataDependent,        // torch.nonzero, torch.unique, ...: output size read back to the host
-  kWhere,                // torch.where: data-dependent with one argument, a tensor with three
-  kRepeatInterleave,     // data-dependent when the repeats are a tensor
-  kDeviceSync,           // torch.cuda.synchronize
-  kCaptureQuery,         // torch.cuda.is_current_stream_capturing
-  kGraphContext,         // torch.cuda.graph
-  kCudaGraph,            // torch.cuda.CUDAGraph()
-  kMakeGraphedCallables, // torch.cuda.make_graphed_callables
-  kCompile,              // torch.compile
-  kStream,               // torch.cuda.Stream()
-  kEvent,                // torch.cuda.Event()
-  kCurrentStream,        // torch.cuda.current_stream() / default_stream(): a stream object
-  kStreamContext,        // torch.cuda.stream(s)
-  kGradScaler,           // torch.amp.GradScaler()
-  kNnModule,             // torch.nn.Linear(...) and other torch.nn classes: a module instance
-  kParameter,            // torch.nn.Parameter(...) / torch.nn.Buffer(...): a tensor
-  kHostConstantCall,     // torch.device, torch.finfo, ...: a fixed host value
-  kHostVaryingCall,      // time.*, random.*, numpy.random.*: a host value that changes
+  kFactory,               // torch.zeros, torch.randn_like, ...: a new tensor
+  kTensorFunction,        // torch.matmul, torch.nn.functional.*, ...: a tensor
+  kBoolTensorFunction,    // torch.isnan, torch.logical_and, ...: a boolean tensor (a mask)
+  kTupleFunction,         // torch.sort, torch.linalg.svd, ...: several tensors (value unknown)
+  kDataDependent,         // torch.nonzero, torch.unique, ...: output size read back to the host
+  kWhere,                 // torch.where: data-dependent with one argument, a tensor with three
+  kRepeatInterleave,      // data-dependent when the repeats are a tensor
+  kDeviceSync,            // torch.cuda.synchronize
+  kCaptureQuery,          // torch.cuda.is_current_stream_capturing
+  kGraphContext,          // torch.cuda.graph
+  kCudaGraph,             // torch.cuda.CUDAGraph()
+  kMakeGraphedCallables,  // torch.cuda.make_graphed_callables
+  kCompile,               // torch.compile
+  kStream,                // torch.cuda.Stream()
+  kEvent,                 // torch.cuda.Event()
+  kCurrentStream,         // torch.cuda.current_stream() / default_stream(): a stream object
+  kStreamContext,         // torch.cuda.stream(s)
+  kGradScaler,            // torch.amp.GradScaler()
+  kNnModule,              // torch.nn.Linear(...) and other torch.nn classes: a module instance
+  kParameter,             // torch.nn.Parameter(...) / torch.nn.Buffer(...): a tensor
+  kHostConstantCall,      // torch.device, torch.finfo, ...: a fixed host value
+  kHostVaryingCall,       // time.*, random.*, numpy.random.*: a host value that changes
 };
 
 // Maps spellings that name the same API to one ("torch.cuda.graphs.graph" -> "torch.cuda.graph").
@@ -52,8 +52,8 @@ enum class MethodKind : std::uint8_t {
   kSyncToCpu,      // x.cpu(), x.numpy(): synchronizes; the result lives on the host
   kDataDependent,  // x.nonzero(), x.unique(), x.masked_select(m): data-dependent output size
   kRepeatInterleave,
-  kTo,             // x.to(...): a tensor, or a copy to the host when the target is "cpu"
-  kHostVarying,    // scheduler.get_last_lr(): a host value that changes between steps
+  kTo,           // x.to(...): a tensor, or a copy to the host when the target is "cpu"
+  kHostVarying,  // scheduler.get_last_lr(): a host value that changes between steps
 };
 
 MethodKind classifyTensorMethod(std::string_view name);
@@ -72,7 +72,7 @@ enum class BuiltinKind : std::uint8_t {
   kPrint,             // print(t)
   kStringConversion,  // str(t), repr(t), format(t)
   kLen,
-  kStructural,        // isinstance, hasattr, callable, type, id: fixed host facts
+  kStructural,  // isinstance, hasattr, callable, type, id: fixed host facts
   kRange,
   kEnumerate,
   kSuper,

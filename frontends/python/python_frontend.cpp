@@ -77,8 +77,27 @@ bool overBudget(TSParseState* state) {
   return std::chrono::steady_clock::now() > input->deadline;
 }
 
+// Python ends a line at a lone CR too (old Mac files); tree-sitter-python only at LF, and
+// would run such a file's lines together. A lone CR becomes LF for the parser: the same length,
+// so every byte offset, and so every range, stays valid.
+std::string_view withLineFeeds(std::string_view text, std::string& storage) {
+  std::size_t cr = text.find('\r');
+  while (cr != std::string_view::npos && cr + 1 < text.size() && text[cr + 1] == '\n') {
+    cr = text.find('\r', cr + 1);
+  }
+  if (cr == std::string_view::npos) return text;
+  storage.assign(text);
+  for (std::size_t i = cr; i < storage.size(); ++i) {
+    bool lone = storage[i] == '\r' && (i + 1 == storage.size() || storage[i + 1] != '\n');
+    if (lone) storage[i] = '\n';
+  }
+  return storage;
+}
+
 // The tree, or null with `why` saying which budget ran out.
-TreePtr parse(std::string_view text, const AnalysisSettings& settings, std::string& why) {
+TreePtr parse(std::string_view original, const AnalysisSettings& settings, std::string& why) {
+  std::string storage;
+  std::string_view text = withLineFeeds(original, storage);
   TSParser* parser = threadParser();
   python::ParseMemoryBudget memory(settings.max_parse_memory_bytes);
   ParseInput input;
@@ -163,9 +182,9 @@ class PythonFrontend final : public Frontend {
 
   bool mayMatter(std::string_view text) const override {
     // Anything that can start a capture, synchronize, or hold tensor code reached from one.
-    static constexpr std::string_view kNeedles[] = {
-        "torch", "cuda", "graph", "compile", "capture", "Tensor", ".item(", ".tolist(",
-        ".cpu(", ".numpy(", "synchronize", "nonzero"};
+    static constexpr std::string_view kNeedles[] = {"torch",   "cuda",    "graph",       "compile",
+                                                    "capture", "Tensor",  ".item(",      ".tolist(",
+                                                    ".cpu(",   ".numpy(", "synchronize", "nonzero"};
     for (std::string_view needle : kNeedles) {
       if (text.find(needle) != std::string_view::npos) return true;
     }
@@ -238,6 +257,8 @@ class PythonFrontend final : public Frontend {
 
 }  // namespace
 
-std::unique_ptr<Frontend> makePythonFrontend() { return std::make_unique<PythonFrontend>(); }
+std::unique_ptr<Frontend> makePythonFrontend() {
+  return std::make_unique<PythonFrontend>();
+}
 
 }  // namespace graphsafe

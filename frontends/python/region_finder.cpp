@@ -8,7 +8,9 @@ std::string textOf(const SourceText& text, TSNode node) {
   return isNull(node) ? std::string{} : text.brief(node);
 }
 
-bool isNoneLiteral(TSNode node) { return is(node, Grammar::get().none); }
+bool isNoneLiteral(TSNode node) {
+  return is(node, Grammar::get().none);
+}
 
 }  // namespace
 

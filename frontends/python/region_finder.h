@@ -33,7 +33,6 @@ void graphedCallableNodes(CursorPool& pool, const CallArguments& arguments,
 
 // Does a configured entry point ("pkg.mod.Runner.run", "pkg.mod:Runner.run", "Runner.run")
 // name the function `qualified` of module `module`?
-bool matchesEntryPoint(std::string_view entry, std::string_view module,
-                       std::string_view qualified);
+bool matchesEntryPoint(std::string_view entry, std::string_view module, std::string_view qualified);
 
 }  // namespace graphsafe::python

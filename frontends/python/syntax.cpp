@@ -207,7 +207,8 @@ std::string briefText(std::string_view text, std::size_t limit) {
     space = false;
     if (out.size() >= limit) {
       // Do not cut inside a UTF-8 sequence.
-      while (!out.empty() && (static_cast<unsigned char>(out.back()) & 0xC0) == 0x80) out.pop_back();
+      while (!out.empty() && (static_cast<unsigned char>(out.back()) & 0xC0) == 0x80)
+        out.pop_back();
       if (!out.empty() && (static_cast<unsigned char>(out.back()) & 0x80) != 0) out.pop_back();
       out += "...";
       return out;

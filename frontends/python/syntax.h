@@ -30,7 +30,8 @@ struct Grammar {
   TSSymbol comparison_operator = 0, boolean_operator = 0, not_operator = 0;
   TSSymbol conditional_expression = 0, parenthesized_expression = 0, named_expression = 0;
   TSSymbol lambda = 0, lambda_parameters = 0, await = 0, as_pattern = 0, as_pattern_target = 0;
-  TSSymbol string = 0, string_start = 0, string_end = 0, concatenated_string = 0, interpolation = 0, integer = 0, float_literal = 0;
+  TSSymbol string = 0, string_start = 0, string_end = 0, concatenated_string = 0, interpolation = 0,
+           integer = 0, float_literal = 0;
   TSSymbol true_literal = 0, false_literal = 0, none = 0, ellipsis = 0;
   TSSymbol list = 0, tuple = 0, set = 0, dictionary = 0, pair = 0, expression_list = 0;
   TSSymbol list_splat = 0, dictionary_splat = 0, parenthesized_list_splat = 0;
@@ -132,12 +133,18 @@ class SourceText {
 
 std::string briefText(std::string_view text, std::size_t limit = 60);
 
-inline bool isNull(TSNode node) { return ts_node_is_null(node); }
+inline bool isNull(TSNode node) {
+  return ts_node_is_null(node);
+}
 inline bool is(TSNode node, TSSymbol symbol) {
   return !ts_node_is_null(node) && ts_node_symbol(node) == symbol;
 }
-inline TSNode field(TSNode node, TSFieldId id) { return ts_node_child_by_field_id(node, id); }
-inline bool sameNode(TSNode a, TSNode b) { return a.id == b.id && a.tree == b.tree; }
+inline TSNode field(TSNode node, TSFieldId id) {
+  return ts_node_child_by_field_id(node, id);
+}
+inline bool sameNode(TSNode a, TSNode b) {
+  return a.id == b.id && a.tree == b.tree;
+}
 
 // Strips any number of parentheses around an expression (bounded by the nesting cap).
 TSNode unparenthesize(CursorPool& pool, TSNode node);
