@@ -9,7 +9,7 @@
 #include <sstream>
 #include <tuple>
 
-#include "analyzer/output/atomic_file.h"
+#include "analyzer/io/atomic_write.h"
 #include "analyzer/output/output_common.h"
 
 namespace graphsafe {
@@ -141,6 +141,11 @@ std::string Baseline::serialize() const {
 
 bool Baseline::write(const std::string& path, std::string& error) const {
   return writeFileAtomically(path, serialize(), error);
+}
+
+bool Baseline::write(const std::string& path, const FileSnapshot& expected,
+                     std::string& error) const {
+  return writeFileAtomically(path, serialize(), expected, error);
 }
 
 std::size_t Baseline::filter(RunResult& result, const std::string& path) const {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "analyzer/engine/engine.h"
+#include "analyzer/io/atomic_write.h"
 
 namespace graphsafe {
 
@@ -43,6 +44,9 @@ class Baseline {
 
   // Writes the file atomically (a temporary file renamed over it, permissions kept).
   bool write(const std::string& path, std::string& error) const;
+  // The same, refused when the file is no longer as `expected` recorded it (someone changed it
+  // while the analysis ran).
+  bool write(const std::string& path, const FileSnapshot& expected, std::string& error) const;
 
   // Removes the findings of `result` that the baseline holds and returns how many; `path` is
   // where the baseline lives (paths in it are relative to its directory).

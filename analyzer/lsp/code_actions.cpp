@@ -67,9 +67,8 @@ std::optional<TextEdit> suppressionEdit(const SourceFile& file, std::uint32_t li
     // Our own directive with a code list: add the code to the list.
     std::size_t directive = comment_text.find("graphsafe:");
     ParsedSuppression parsed;
-    if (directive != std::string_view::npos &&
-        parseSuppressionComment(comment_text, parsed) && !parsed.whole_file &&
-        !parsed.next_line && !parsed.codes.empty()) {
+    if (directive != std::string_view::npos && parseSuppressionComment(comment_text, parsed) &&
+        !parsed.whole_file && !parsed.next_line && !parsed.codes.empty()) {
       std::size_t open = comment_text.find('[', directive);
       std::size_t close = open == std::string_view::npos ? open : comment_text.find(']', open);
       if (close != std::string_view::npos) {
@@ -86,7 +85,8 @@ std::optional<TextEdit> suppressionEdit(const SourceFile& file, std::uint32_t li
   TextEdit edit;
   edit.range = file.rangeOf(at, line_end);
   std::string marker = python ? "#" : "//";
-  edit.replacement = (content_end == 0 ? "" : "  ") + marker + " graphsafe: ignore[" + rule_id + "]";
+  edit.replacement =
+      (content_end == 0 ? "" : "  ") + marker + " graphsafe: ignore[" + rule_id + "]";
   return edit;
 }
 
@@ -108,14 +108,14 @@ nlohmann::json codeActionsFor(const std::string& uri, const std::vector<Diagnost
     const SourceFile& file = *diagnostic.file;
     nlohmann::json lsp_diagnostic = toLspDiagnostic(diagnostic, encoding, uri_of);
     if (diagnostic.fix && !diagnostic.fix->edits.empty()) {
-      actions.push_back({{"title", diagnostic.fix->description.empty()
-                                       ? "Apply the fix for " + diagnostic.rule_id
-                                       : diagnostic.fix->description + " (" +
-                                             diagnostic.rule_id + ")"},
-                         {"kind", "quickfix"},
-                         {"isPreferred", true},
-                         {"diagnostics", nlohmann::json::array({lsp_diagnostic})},
-                         {"edit", workspaceEdit(uri, file, diagnostic.fix->edits, encoding)}});
+      actions.push_back(
+          {{"title", diagnostic.fix->description.empty()
+                         ? "Apply the fix for " + diagnostic.rule_id
+                         : diagnostic.fix->description + " (" + diagnostic.rule_id + ")"},
+           {"kind", "quickfix"},
+           {"isPreferred", true},
+           {"diagnostics", nlohmann::json::array({lsp_diagnostic})},
+           {"edit", workspaceEdit(uri, file, diagnostic.fix->edits, encoding)}});
     }
     std::uint32_t line = diagnostic.range.start.line;
     if (!offered.emplace(diagnostic.rule_id, line).second) continue;

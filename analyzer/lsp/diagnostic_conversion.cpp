@@ -11,10 +11,9 @@ int lspSeverity(Severity severity) {
 
 nlohmann::json toLspDiagnostic(const Diagnostic& diagnostic, PositionEncoding encoding,
                                const UriOfPath& uri_of) {
-  nlohmann::json range =
-      diagnostic.file ? rangeJson(*diagnostic.file, diagnostic.range.begin, diagnostic.range.end,
-                                  encoding)
-                      : rangeJson(SourceFile("", ""), 0, 0, encoding);
+  nlohmann::json range = diagnostic.file ? rangeJson(*diagnostic.file, diagnostic.range.begin,
+                                                     diagnostic.range.end, encoding)
+                                         : rangeJson(SourceFile("", ""), 0, 0, encoding);
   std::string message = diagnostic.message;
   if (!diagnostic.help.empty()) message += "\nhelp: " + diagnostic.help;
   nlohmann::json lsp = {{"range", std::move(range)},
@@ -29,11 +28,11 @@ nlohmann::json toLspDiagnostic(const Diagnostic& diagnostic, PositionEncoding en
   for (const RelatedLocation& location : diagnostic.related) {
     const SourceFilePtr& file = location.file ? location.file : diagnostic.file;
     if (!file) continue;
-    related.push_back({{"location",
-                        {{"uri", uri_of(file->path())},
-                         {"range", rangeJson(*file, location.range.begin, location.range.end,
-                                             encoding)}}},
-                       {"message", location.message}});
+    related.push_back(
+        {{"location",
+          {{"uri", uri_of(file->path())},
+           {"range", rangeJson(*file, location.range.begin, location.range.end, encoding)}}},
+         {"message", location.message}});
   }
   if (!related.empty()) lsp["relatedInformation"] = std::move(related);
   lsp["data"] = {{"rule", diagnostic.rule_id}, {"name", diagnostic.rule_name}};

@@ -20,8 +20,8 @@ std::optional<std::uint32_t> nonNegative(const nlohmann::json& value) {
   if (value.is_number_integer()) {
     auto number = value.get<std::int64_t>();
     if (number < 0) return std::nullopt;
-    return static_cast<std::uint32_t>(std::min<std::int64_t>(
-        number, std::numeric_limits<std::uint32_t>::max()));
+    return static_cast<std::uint32_t>(
+        std::min<std::int64_t>(number, std::numeric_limits<std::uint32_t>::max()));
   }
   return std::nullopt;
 }
@@ -111,8 +111,7 @@ bool DocumentStore::change(const std::string& uri, std::int64_t version,
       continue;
     }
     std::optional<LspPosition> start =
-        range->is_object() ? parsePosition(range->value("start", nlohmann::json()))
-                           : std::nullopt;
+        range->is_object() ? parsePosition(range->value("start", nlohmann::json())) : std::nullopt;
     std::optional<LspPosition> stop =
         range->is_object() ? parsePosition(range->value("end", nlohmann::json())) : std::nullopt;
     if (!start || !stop) {

@@ -96,10 +96,10 @@ nlohmann::json hoverAt(const SourceFile& file, const std::vector<Diagnostic>& di
     }
     found = true;
     if (!text.empty()) text += markdown ? "\n\n---\n\n" : "\n\n";
-    std::string heading = diagnostic.rule_id + " " + diagnostic.rule_name + ": " +
-                          diagnostic.message;
-    text += markdown ? "**" + diagnostic.rule_id + " " + diagnostic.rule_name + "**: " +
-                           diagnostic.message + "\n\n"
+    std::string heading =
+        diagnostic.rule_id + " " + diagnostic.rule_name + ": " + diagnostic.message;
+    text += markdown ? "**" + diagnostic.rule_id + " " + diagnostic.rule_name +
+                           "**: " + diagnostic.message + "\n\n"
                      : heading + "\n\n";
     if (const RuleInfo* rule = RuleCatalog::instance().find(diagnostic.rule_id)) {
       text += rulePage(*rule, markdown);

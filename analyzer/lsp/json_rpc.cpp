@@ -14,9 +14,8 @@ MessageKind classifyMessage(const nlohmann::json& message) {
   auto id = message.find("id");
   if (method != message.end()) {
     if (!method->is_string()) return MessageKind::kInvalid;
-    if (auto params = message.find("params");
-        params != message.end() && !params->is_object() && !params->is_array() &&
-        !params->is_null()) {
+    if (auto params = message.find("params"); params != message.end() && !params->is_object() &&
+                                              !params->is_array() && !params->is_null()) {
       return MessageKind::kInvalid;
     }
     if (id == message.end()) return MessageKind::kNotification;

@@ -1,8 +1,8 @@
 #include "analyzer/lsp/language_server.h"
 
-#include <csignal>
 #include <chrono>
 #include <condition_variable>
+#include <csignal>
 #include <deque>
 #include <map>
 #include <memory>
@@ -89,7 +89,8 @@ void readMessages(const std::shared_ptr<Inbox>& inbox, const std::shared_ptr<Mes
           serialize(makeError(nullptr, rpc_error::kParseError, "the message is not valid JSON")));
       continue;
     }
-    if (message.is_object() && message.contains("method") && message["method"] == "$/cancelRequest") {
+    if (message.is_object() && message.contains("method") &&
+        message["method"] == "$/cancelRequest") {
       const json* params = message.contains("params") ? &message["params"] : nullptr;
       if (params != nullptr && params->is_object() && params->contains("id") &&
           isValidId((*params)["id"])) {
@@ -216,6 +217,7 @@ class Server {
   std::map<std::string, std::vector<Diagnostic>> findings_;  // by URI, as last analyzed
   std::map<std::string, json> items_;                        // by URI, as last reported
   std::map<std::string, std::uint64_t> result_ids_;          // by URI, for the pull model
+  std::map<std::string, std::int64_t> published_versions_;   // by URI, the last pushed version
   std::uint64_t next_result_id_ = 0;
   std::uint64_t request_counter_ = 0;
   std::map<std::string, std::string> pending_;  // our requests to the client: id -> purpose
@@ -235,9 +237,8 @@ std::optional<int> Server::handle(const json& message) {
   }
   const std::string& method = message["method"].get_ref<const std::string&>();
   static const json kNoParams = json::object();
-  const json& params = message.contains("params") && !message["params"].is_null()
-                           ? message["params"]
-                           : kNoParams;
+  const json& params =
+      message.contains("params") && !message["params"].is_null() ? message["params"] : kNoParams;
 
   if (kind == MessageKind::kNotification) {
     if (method == "exit") return state_ == State::kShutDown ? 0 : 1;
@@ -339,11 +340,13 @@ json Server::initialize(const json& params) {
   }
   encoding_ = negotiatePositionEncoding(offered);
   pull_ = member(params, {"capabilities", "textDocument", "diagnostic"}) != nullptr;
-  if (const json* formats = member(params, {"capabilities", "textDocument", "hover", "contentFormat"});
+  if (const json* formats =
+          member(params, {"capabilities", "textDocument", "hover", "contentFormat"});
       formats != nullptr && formats->is_array()) {
     for (const json& format : *formats) markdown_hover_ = markdown_hover_ || format == "markdown";
   }
-  const json* refresh = member(params, {"capabilities", "workspace", "diagnostics", "refreshSupport"});
+  const json* refresh =
+      member(params, {"capabilities", "workspace", "diagnostics", "refreshSupport"});
   refresh_support_ = refresh != nullptr && refresh->is_boolean() && refresh->get<bool>();
   const json* watch =
       member(params, {"capabilities", "workspace", "didChangeWatchedFiles", "dynamicRegistration"});
@@ -411,7 +414,8 @@ void Server::didOpen(const json& params) {
     return;
   }
   const json* version = member(*document, {"version"});
-  std::int64_t number = version != nullptr && version->is_number_integer() ? version->get<std::int64_t>() : 0;
+  std::int64_t number =
+      version != nullptr && version->is_number_integer() ? version->get<std::int64_t>() : 0;
   if (!documents_.open(uri, stringMember(*document, {"languageId"}), number,
                        text->get<std::string>())) {
     log(3, "graphsafe: not a file:// URI, not analyzed: " + uri);
@@ -424,10 +428,11 @@ void Server::didChange(const json& params) {
   std::string uri = stringMember(params, {"textDocument", "uri"});
   const json* version = member(params, {"textDocument", "version"});
   const json* changes = member(params, {"contentChanges"});
-  std::int64_t number = version != nullptr && version->is_number_integer() ? version->get<std::int64_t>() : 0;
+  std::int64_t number =
+      version != nullptr && version->is_number_integer() ? version->get<std::int64_t>() : 0;
   std::string warning;
-  bool changed = documents_.change(uri, number, changes != nullptr ? *changes : json(), encoding_,
-                                   warning);
+  bool changed =
+      documents_.change(uri, number, changes != nullptr ? *changes : json(), encoding_, warning);
   if (!warning.empty()) log(2, "graphsafe: " + warning);
   if (changed) {
     schedule(std::chrono::milliseconds(settings_.client().debounce_ms));
@@ -450,6 +455,7 @@ void Server::didClose(const json& params) {
   findings_.erase(uri);
   items_.erase(uri);
   result_ids_.erase(uri);
+  published_versions_.erase(uri);
   if (!pull_) {
     send(makeNotification("textDocument/publishDiagnostics",
                           {{"uri", uri}, {"diagnostics", json::array()}}));
@@ -459,8 +465,8 @@ void Server::didClose(const json& params) {
 
 void Server::didChangeConfiguration(const json& params) {
   const json* settings = member(params, {"settings"});
-  bool empty = settings == nullptr || settings->is_null() ||
-               (settings->is_object() && settings->empty());
+  bool empty =
+      settings == nullptr || settings->is_null() || (settings->is_object() && settings->empty());
   if (empty && configuration_pull_) {
     request("workspace/configuration", {{"items", json::array({{{"section", "graphsafe"}}})}},
             "configuration");
@@ -481,9 +487,9 @@ std::uint32_t Server::requiredOffset(const Document& document, const json* posit
   }
   const SourceFile& file = *document.source;
   if (parsed->line >= file.lineCount()) {
-    throw RpcError(rpc_error::kInvalidParams,
-                   "line " + std::to_string(parsed->line) + " is outside the document (" +
-                       std::to_string(file.lineCount()) + " lines)");
+    throw RpcError(rpc_error::kInvalidParams, "line " + std::to_string(parsed->line) +
+                                                  " is outside the document (" +
+                                                  std::to_string(file.lineCount()) + " lines)");
   }
   // A character past the end of its line means the line's end, as the protocol says.
   return offsetOf(file, *parsed, encoding_);
@@ -578,12 +584,19 @@ void Server::analyzeAndPublish() {
     }
     auto previous = items_.find(uri);
     bool changed = previous == items_.end() || previous->second != items;
-    if (!changed) continue;
-    any_changed = true;
-    result_ids_[uri] = ++next_result_id_;
-    if (!pull_) {
+    if (changed) {
+      any_changed = true;
+      result_ids_[uri] = ++next_result_id_;
+    }
+    // Pushed when they changed, and for every new version of the document, so that a client
+    // knows its diagnostics are current.
+    auto published = published_versions_.find(uri);
+    bool new_version =
+        published == published_versions_.end() || published->second != document.version;
+    if (!pull_ && (changed || new_version)) {
       send(makeNotification("textDocument/publishDiagnostics",
                             {{"uri", uri}, {"version", document.version}, {"diagnostics", items}}));
+      published_versions_[uri] = document.version;
     }
     items_[uri] = std::move(items);
   }

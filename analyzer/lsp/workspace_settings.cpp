@@ -31,9 +31,9 @@ std::vector<std::string> updateClientSettings(const nlohmann::json& settings,
                                               ClientSettings& client) {
   std::vector<std::string> warnings;
   if (!settings.is_object()) return warnings;
-  const nlohmann::json& ours =
-      settings.contains("graphsafe") && settings["graphsafe"].is_object() ? settings["graphsafe"]
-                                                                          : settings;
+  const nlohmann::json& ours = settings.contains("graphsafe") && settings["graphsafe"].is_object()
+                                   ? settings["graphsafe"]
+                                   : settings;
   for (const char* key : {"select", "ignore"}) {
     auto it = ours.find(key);
     if (it == ours.end() || it->is_null()) continue;

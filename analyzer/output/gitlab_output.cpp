@@ -45,8 +45,8 @@ std::string fingerprint(const std::string& path, const std::string& line_fingerp
 }  // namespace
 
 void writeGitlab(const RunResult& result, std::ostream& out, const OutputOptions& options) {
-  std::string cwd = options.working_directory.empty() ? currentDirectory()
-                                                      : options.working_directory;
+  std::string cwd =
+      options.working_directory.empty() ? currentDirectory() : options.working_directory;
   std::map<std::pair<std::string, std::string>, std::size_t> occurrences;
   nlohmann::json issues = nlohmann::json::array();
   for (const Diagnostic& diagnostic : result.diagnostics) {
@@ -58,8 +58,8 @@ void writeGitlab(const RunResult& result, std::ostream& out, const OutputOptions
     std::size_t occurrence = ++occurrences[{path, line_hash}];
     Position start = oneBasedPosition(file, diagnostic.range.start, ColumnUnit::kCodePoints);
     Position end = oneBasedPosition(file, diagnostic.range.stop, ColumnUnit::kCodePoints);
-    std::string description = diagnostic.rule_id + " " + diagnostic.rule_name + ": " +
-                              diagnostic.message;
+    std::string description =
+        diagnostic.rule_id + " " + diagnostic.rule_name + ": " + diagnostic.message;
     nlohmann::json issue = {
         {"type", "issue"},
         {"engine_name", "graphsafe"},

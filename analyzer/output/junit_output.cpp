@@ -75,9 +75,10 @@ void writeJunit(const RunResult& result, std::ostream& out) {
     const SourceFile* file = diagnostic.file.get();
     std::string path = file ? file->path() : "";
     Position start = oneBasedPosition(file, diagnostic.range.start, ColumnUnit::kCodePoints);
-    std::string place = path + ":" + std::to_string(start.line) + ":" + std::to_string(start.column);
-    std::string body = place + ": " + severityName(diagnostic.severity) + "[" +
-                       diagnostic.rule_id + "] " + diagnostic.message;
+    std::string place =
+        path + ":" + std::to_string(start.line) + ":" + std::to_string(start.column);
+    std::string body = place + ": " + severityName(diagnostic.severity) + "[" + diagnostic.rule_id +
+                       "] " + diagnostic.message;
     for (const RelatedLocation& related : diagnostic.related) {
       const SourceFile* related_file = related.file ? related.file.get() : file;
       Position at = oneBasedPosition(related_file, related.range.start, ColumnUnit::kCodePoints);
@@ -86,10 +87,10 @@ void writeJunit(const RunResult& result, std::ostream& out) {
               ": note: " + related.message;
     }
     if (!diagnostic.help.empty()) body += "\n  help: " + diagnostic.help;
-    out << "    <testcase name=\"" << xmlEscape(diagnostic.rule_id + " " + diagnostic.rule_name +
-                                                 " at " + place)
-        << "\" classname=\"" << xmlEscape(path) << "\" file=\"" << xmlEscape(path)
-        << "\" line=\"" << start.line << "\">\n";
+    out << "    <testcase name=\""
+        << xmlEscape(diagnostic.rule_id + " " + diagnostic.rule_name + " at " + place)
+        << "\" classname=\"" << xmlEscape(path) << "\" file=\"" << xmlEscape(path) << "\" line=\""
+        << start.line << "\">\n";
     out << "      <failure type=\"" << xmlEscape(diagnostic.rule_id) << "\" message=\""
         << xmlEscape(diagnostic.message) << "\">" << xmlEscape(body) << "</failure>\n";
     out << "    </testcase>\n";

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# End-to-end: Debian's pre-commit with graphsafe's .pre-commit-hooks.yaml, in a temporary git
+# repository, offline (language: system, the built binary on PATH). A commit adding a hazard
+# must be blocked with graphsafe's message; a clean commit must pass. Exits 77 (skipped) only
+# when pre-commit or git is not installed.
+set -euo pipefail
+binary=${1:?usage: pre_commit_hook.sh GRAPHSAFE_BINARY SOURCE_DIR}
+source_dir=${2:?usage: pre_commit_hook.sh GRAPHSAFE_BINARY SOURCE_DIR}
+for tool in pre-commit git; do
+  if ! command -v "$tool" >/dev/null 2>&1; then
+    echo "$tool is not installed: skipped"
+    exit 77
+  fi
+done
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export HOME=$work PRE_COMMIT_HOME=$work/cache GIT_CONFIG_NOSYSTEM=1
+export GIT_AUTHOR_NAME=test GIT_AUTHOR_EMAIL=test@example.invalid
+export GIT_COMMITTER_NAME=test GIT_COMMITTER_EMAIL=test@example.invalid
+mkdir -p "$work/bin"
+ln -s "$binary" "$work/bin/graphsafe"
+export PATH=$work/bin:$PATH
+
+fail() {
+  echo "FAIL: $*"
+  exit 1
+}
+
+# The hook repository: graphsafe's own hook definition, as pre-commit clones it.
+git init -q "$work/hooks"
+cp "$source_dir/.pre-commit-hooks.yaml" "$work/hooks/"
+git -C "$work/hooks" add .pre-commit-hooks.yaml
+git -C "$work/hooks" commit -q -m hooks
+rev=$(git -C "$work/hooks" rev-parse HEAD)
+
+# The project that uses it.
+project=$work/project
+git init -q "$project"
+cd "$project"
+cat >.pre-commit-config.yaml <<YAML
+repos:
+  - repo: $work/hooks
+    rev: $rev
+    hooks:
+      - id: graphsafe
+YAML
+git add .pre-commit-config.yaml
+git commit -q --no-verify -m config
+pre-commit install >/dev/null
+
+cat >clean.py <<'PY'
+import torch
+
+x = torch.ones(4, device="cuda")
+g = torch.cuda.CUDAGraph()
+with torch.cuda.graph(g):
+    y = x * 2
+g.replay()
+print(y.sum().item())
+PY
+git add clean.py
+git commit -q -m clean >"$work/clean.log" 2>&1 || { cat "$work/clean.log"; fail "a clean commit was blocked"; }
+grep -q "graphsafe" "$work/clean.log" || { cat "$work/clean.log"; fail "the hook did not run"; }
+grep -q "Passed" "$work/clean.log" || { cat "$work/clean.log"; fail "the hook did not pass"; }
+
+cat >hazard.py <<'PY'
+import torch
+
+x = torch.ones(4, device="cuda")
+g = torch.cuda.CUDAGraph()
+with torch.cuda.graph(g):
+    y = x.sum().item()
+PY
+git add hazard.py
+if git commit -q -m hazard >"$work/hazard.log" 2>&1; then
+  cat "$work/hazard.log"
+  fail "a commit adding a hazard was not blocked"
+fi
+grep -q "hazard.py:6:9: error\[GS401\]" "$work/hazard.log" || { cat "$work/hazard.log"; fail "graphsafe's message is missing"; }
+grep -q "Failed" "$work/hazard.log" || { cat "$work/hazard.log"; fail "pre-commit did not report the hook as failed"; }
+[[ $(git rev-list --count HEAD) == 2 ]] || fail "the hazard was committed"
+
+echo "ok: the hazard was blocked with graphsafe's message; the clean commit passed"

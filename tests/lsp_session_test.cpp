@@ -1,0 +1,431 @@
+// Scripted JSON-RPC sessions against the `graphsafe lsp` binary over pipes, as an editor would
+// drive it: lifecycle, position encodings, push and pull diagnostics, incremental changes,
+// cross-file updates, quick fixes, hover, and malformed input that must get errors while the
+// server keeps going.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tests/lsp_client.h"
+#include "tests/temp_tree.h"
+
+namespace graphsafe {
+namespace {
+
+using nlohmann::json;
+using testing::LspClient;
+using testing::TempTree;
+
+// Line 5 has a two-byte and a four-byte character before the hazard, so UTF-8, UTF-16 and
+// byte columns differ: `x.sum().item()` starts at byte 22, UTF-16 unit 19.
+constexpr const char* kBug =
+    "import torch\n"
+    "\n"
+    "x = torch.ones(4, device=\"cuda\")\n"
+    "g = torch.cuda.CUDAGraph()\n"
+    "with torch.cuda.graph(g):\n"
+    "    s = \"\xc3\xa9\xf0\x9f\x98\x80\"; y = x.sum().item()\n";
+
+constexpr const char* kHelpers =
+    "def helper(t):\n"
+    "    return t.item()\n";
+
+constexpr const char* kMain =
+    "import torch\n"
+    "from helpers import helper\n"
+    "\n"
+    "x = torch.ones(4, device=\"cuda\")\n"
+    "g = torch.cuda.CUDAGraph()\n"
+    "with torch.cuda.graph(g):\n"
+    "    y = helper(x)\n";
+
+json position(int line, int character) {
+  return {{"line", line}, {"character", character}};
+}
+
+json range(int line, int start, int end_line, int end) {
+  return {{"start", position(line, start)}, {"end", position(end_line, end)}};
+}
+
+class LspSessionTest : public ::testing::Test {
+ protected:
+  std::string uri(const std::string& name) const { return "file://" + tree_.path(name); }
+
+  // initialize + initialized; returns the initialize result.
+  json start(LspClient& client, json capabilities) {
+    EXPECT_TRUE(client.started());
+    int id = client.request("initialize", {{"processId", nullptr},
+                                           {"rootUri", "file://" + tree_.path()},
+                                           {"capabilities", std::move(capabilities)}});
+    std::optional<json> reply = client.response(id);
+    EXPECT_TRUE(reply && reply->contains("result")) << (reply ? reply->dump() : "no reply");
+    client.notify("initialized", json::object());
+    return reply && reply->contains("result") ? (*reply)["result"] : json();
+  }
+
+  void open(LspClient& client, const std::string& name, const std::string& text) {
+    tree_.write(name, text);
+    client.notify(
+        "textDocument/didOpen",
+        {{"textDocument",
+          {{"uri", uri(name)}, {"languageId", "python"}, {"version", 1}, {"text", text}}}});
+  }
+
+  std::optional<json> diagnosticsFor(LspClient& client, const std::string& name) {
+    std::string wanted = uri(name);
+    return client.receiveUntil([&](const json& m) {
+      return m.value("method", "") == "textDocument/publishDiagnostics" &&
+             m["params"]["uri"] == wanted;
+    });
+  }
+
+  void finish(LspClient& client) {
+    int id = client.request("shutdown", nullptr);
+    std::optional<json> reply = client.response(id);
+    ASSERT_TRUE(reply);
+    EXPECT_TRUE((*reply)["result"].is_null());
+    client.notify("exit", nullptr);
+    EXPECT_EQ(client.waitForExit(), 0);
+  }
+
+  TempTree tree_;
+};
+
+TEST_F(LspSessionTest, PushDiagnosticsCodeActionsAndHover) {
+  LspClient client(GRAPHSAFE_BINARY, tree_.path());
+  json result = start(client, {{"general", {{"positionEncodings", {"utf-16"}}}}});
+  EXPECT_EQ(result["capabilities"]["positionEncoding"], "utf-16");
+  EXPECT_EQ(result["capabilities"]["textDocumentSync"]["change"], 2);
+  EXPECT_EQ(result["capabilities"]["hoverProvider"], true);
+  EXPECT_FALSE(result["capabilities"].contains("diagnosticProvider"));
+  EXPECT_EQ(result["serverInfo"]["name"], "graphsafe");
+
+  open(client, "bug.py", kBug);
+  std::optional<json> published = diagnosticsFor(client, "bug.py");
+  ASSERT_TRUE(published);
+  const json& params = (*published)["params"];
+  EXPECT_EQ(params["version"], 1);
+  ASSERT_EQ(params["diagnostics"].size(), 1u) << params.dump(2);
+  const json& diagnostic = params["diagnostics"][0];
+  EXPECT_EQ(diagnostic["code"], "GS401");
+  EXPECT_EQ(diagnostic["source"], "graphsafe");
+  EXPECT_EQ(diagnostic["severity"], 1);
+  EXPECT_NE(diagnostic["codeDescription"]["href"].get<std::string>().find("GS401"),
+            std::string::npos);
+  EXPECT_EQ(diagnostic["range"], range(5, 19, 5, 33));  // UTF-16 units
+  ASSERT_FALSE(diagnostic["relatedInformation"].empty());
+  const json& site = diagnostic["relatedInformation"][0];
+  EXPECT_EQ(site["location"]["uri"], uri("bug.py"));
+  EXPECT_EQ(site["location"]["range"]["start"], position(4, 5));
+  EXPECT_NE(site["message"].get<std::string>().find("capture"), std::string::npos);
+
+  // Quick fix: suppress on this line.
+  int id = client.request("textDocument/codeAction",
+                          {{"textDocument", {{"uri", uri("bug.py")}}},
+                           {"range", range(5, 20, 5, 20)},
+                           {"context", {{"diagnostics", json::array({diagnostic})}}}});
+  std::optional<json> actions = client.response(id);
+  ASSERT_TRUE(actions);
+  const json* suppress = nullptr;
+  for (const json& action : (*actions)["result"]) {
+    if (action["title"] == "Suppress GS401 on this line") suppress = &action;
+  }
+  ASSERT_NE(suppress, nullptr) << actions->dump(2);
+  EXPECT_EQ((*suppress)["kind"], "quickfix");
+  const json& edits = (*suppress)["edit"]["changes"][uri("bug.py")];
+  ASSERT_EQ(edits.size(), 1u);
+  EXPECT_EQ(edits[0]["newText"], "  # graphsafe: ignore[GS401]");
+  EXPECT_EQ(edits[0]["range"], range(5, 33, 5, 33));
+
+  // Hover over the finding shows the rule's page; over a suppression code, too.
+  id = client.request("textDocument/hover",
+                      {{"textDocument", {{"uri", uri("bug.py")}}}, {"position", position(5, 25)}});
+  std::optional<json> hover = client.response(id);
+  ASSERT_TRUE(hover);
+  std::string text = (*hover)["result"]["contents"]["value"];
+  EXPECT_NE(text.find("GS401"), std::string::npos);
+  EXPECT_NE(text.find("host-sync"), std::string::npos);
+
+  // Apply the suppression as the client would (incremental change): the finding goes away.
+  client.notify("textDocument/didChange",
+                {{"textDocument", {{"uri", uri("bug.py")}, {"version", 2}}},
+                 {"contentChanges",
+                  json::array({{{"range", edits[0]["range"]}, {"text", edits[0]["newText"]}}})}});
+  published = diagnosticsFor(client, "bug.py");
+  ASSERT_TRUE(published);
+  EXPECT_EQ((*published)["params"]["version"], 2);
+  EXPECT_TRUE((*published)["params"]["diagnostics"].empty()) << published->dump(2);
+
+  id = client.request("textDocument/hover",
+                      {{"textDocument", {{"uri", uri("bug.py")}}}, {"position", position(5, 55)}});
+  hover = client.response(id);
+  ASSERT_TRUE(hover);
+  ASSERT_TRUE((*hover)["result"].is_object()) << hover->dump();
+  EXPECT_NE((*hover)["result"]["contents"]["value"].get<std::string>().find("host-sync"),
+            std::string::npos);
+
+  // Undo it with a second incremental change: the finding is back.
+  client.notify(
+      "textDocument/didChange",
+      {{"textDocument", {{"uri", uri("bug.py")}, {"version", 3}}},
+       {"contentChanges", json::array({{{"range", range(5, 33, 5, 61)}, {"text", ""}}})}});
+  published = diagnosticsFor(client, "bug.py");
+  ASSERT_TRUE(published);
+  EXPECT_EQ((*published)["params"]["diagnostics"].size(), 1u);
+
+  finish(client);
+}
+
+TEST_F(LspSessionTest, Utf8PositionsWhenOffered) {
+  LspClient client(GRAPHSAFE_BINARY, tree_.path());
+  json result = start(client, {{"general", {{"positionEncodings", {"utf-16", "utf-8"}}}}});
+  EXPECT_EQ(result["capabilities"]["positionEncoding"], "utf-8");
+  open(client, "bug.py", kBug);
+  std::optional<json> published = diagnosticsFor(client, "bug.py");
+  ASSERT_TRUE(published);
+  ASSERT_EQ((*published)["params"]["diagnostics"].size(), 1u);
+  EXPECT_EQ((*published)["params"]["diagnostics"][0]["range"], range(5, 22, 5, 36));
+  finish(client);
+}
+
+TEST_F(LspSessionTest, PullDiagnostics) {
+  LspClient client(GRAPHSAFE_BINARY, tree_.path());
+  json result =
+      start(client, {{"textDocument", {{"diagnostic", {{"dynamicRegistration", false}}}}}});
+  ASSERT_TRUE(result["capabilities"].contains("diagnosticProvider"));
+  EXPECT_EQ(result["capabilities"]["diagnosticProvider"]["interFileDependencies"], true);
+  open(client, "bug.py", kBug);
+  int id = client.request("textDocument/diagnostic", {{"textDocument", {{"uri", uri("bug.py")}}}});
+  std::optional<json> report = client.response(id);
+  ASSERT_TRUE(report);
+  EXPECT_EQ((*report)["result"]["kind"], "full");
+  ASSERT_EQ((*report)["result"]["items"].size(), 1u);
+  EXPECT_EQ((*report)["result"]["items"][0]["code"], "GS401");
+  std::string result_id = (*report)["result"]["resultId"];
+
+  id = client.request("textDocument/diagnostic", {{"textDocument", {{"uri", uri("bug.py")}}},
+                                                  {"previousResultId", result_id}});
+  report = client.response(id);
+  ASSERT_TRUE(report);
+  EXPECT_EQ((*report)["result"]["kind"], "unchanged");
+
+  // A change, then a pull right away: the answer reflects the change (no stale result).
+  client.notify("textDocument/didChange",
+                {{"textDocument", {{"uri", uri("bug.py")}, {"version", 2}}},
+                 {"contentChanges", json::array({{{"text", "import torch\n"}}})}});
+  id = client.request("textDocument/diagnostic", {{"textDocument", {{"uri", uri("bug.py")}}},
+                                                  {"previousResultId", result_id}});
+  report = client.response(id);
+  ASSERT_TRUE(report);
+  EXPECT_EQ((*report)["result"]["kind"], "full");
+  EXPECT_TRUE((*report)["result"]["items"].empty());
+  // Nothing is pushed in the pull model.
+  for (const json& message : client.skipped()) {
+    EXPECT_NE(message.value("method", ""), "textDocument/publishDiagnostics");
+  }
+  finish(client);
+}
+
+TEST_F(LspSessionTest, EditingTheCallerUpdatesTheCallee) {
+  LspClient client(GRAPHSAFE_BINARY, tree_.path());
+  start(client, json::object());
+  open(client, "helpers.py", kHelpers);
+  open(client, "main.py", kMain);
+  // helpers.py alone has no region; with main.py open, its .item() is reached from one.
+  std::optional<json> published = client.receiveUntil([&](const json& m) {
+    return m.value("method", "") == "textDocument/publishDiagnostics" &&
+           m["params"]["uri"] == uri("helpers.py") && !m["params"]["diagnostics"].empty();
+  });
+  ASSERT_TRUE(published);
+  const json& diagnostic = (*published)["params"]["diagnostics"][0];
+  EXPECT_EQ(diagnostic["code"], "GS401");
+  ASSERT_GE(diagnostic["relatedInformation"].size(), 2u);
+  EXPECT_EQ(diagnostic["relatedInformation"][0]["location"]["uri"], uri("main.py"));
+  EXPECT_EQ(diagnostic["relatedInformation"][1]["location"]["range"]["start"], position(6, 8));
+
+  // Remove the call in main.py: helpers.py's finding goes away.
+  client.notify(
+      "textDocument/didChange",
+      {{"textDocument", {{"uri", uri("main.py")}, {"version", 2}}},
+       {"contentChanges", json::array({{{"range", range(6, 8, 6, 17)}, {"text", "x + 1"}}})}});
+  published = diagnosticsFor(client, "helpers.py");
+  ASSERT_TRUE(published);
+  EXPECT_TRUE((*published)["params"]["diagnostics"].empty()) << published->dump(2);
+  finish(client);
+}
+
+TEST_F(LspSessionTest, ConfigurationChangesArePickedUp) {
+  LspClient client(GRAPHSAFE_BINARY, tree_.path());
+  start(client, json::object());
+  open(client, "bug.py", kBug);
+  std::optional<json> published = diagnosticsFor(client, "bug.py");
+  ASSERT_TRUE(published);
+  EXPECT_EQ((*published)["params"]["diagnostics"].size(), 1u);
+
+  client.notify("workspace/didChangeConfiguration",
+                {{"settings", {{"graphsafe", {{"ignore", {"GS4"}}}}}}});
+  published = diagnosticsFor(client, "bug.py");
+  ASSERT_TRUE(published);
+  EXPECT_TRUE((*published)["params"]["diagnostics"].empty());
+
+  client.notify("workspace/didChangeConfiguration",
+                {{"settings", {{"graphsafe", {{"ignore", json::array()}}}}}});
+  published = diagnosticsFor(client, "bug.py");
+  ASSERT_TRUE(published);
+  EXPECT_EQ((*published)["params"]["diagnostics"].size(), 1u);
+
+  // The workspace's .graphsafe.yaml, changed on disk.
+  tree_.write(".graphsafe.yaml", "ignore: [GS401]\n");
+  client.notify("workspace/didChangeWatchedFiles",
+                {{"changes", json::array({{{"uri", uri(".graphsafe.yaml")}, {"type", 1}}})}});
+  published = diagnosticsFor(client, "bug.py");
+  ASSERT_TRUE(published);
+  EXPECT_TRUE((*published)["params"]["diagnostics"].empty());
+  finish(client);
+}
+
+TEST_F(LspSessionTest, MalformedInputGetsErrorsAndTheServerKeepsGoing) {
+  LspClient client(GRAPHSAFE_BINARY, tree_.path());
+  ASSERT_TRUE(client.started());
+
+  // A request before initialize.
+  int id = client.request("textDocument/hover",
+                          {{"textDocument", {{"uri", uri("a.py")}}}, {"position", position(0, 0)}});
+  std::optional<json> reply = client.response(id);
+  ASSERT_TRUE(reply);
+  EXPECT_EQ((*reply)["error"]["code"], -32002);
+
+  start(client, json::object());
+
+  // Not JSON.
+  client.sendBody("{\"jsonrpc\": \"2.0\", \"id\": 99, \"method\": ");
+  reply = client.receiveUntil([](const json& m) { return m.contains("error"); });
+  ASSERT_TRUE(reply);
+  EXPECT_EQ((*reply)["error"]["code"], -32700);
+  EXPECT_TRUE((*reply)["id"].is_null());
+
+  // A header block without Content-Length, then garbage with no header at all.
+  client.sendRaw("Content-Type: application/json\r\n\r\n");
+  reply = client.receiveUntil([](const json& m) { return m.contains("error"); });
+  ASSERT_TRUE(reply);
+  EXPECT_EQ((*reply)["error"]["code"], -32700);
+  client.sendRaw("Content-Length: twelve\r\n\r\n");
+  reply = client.receiveUntil([](const json& m) { return m.contains("error"); });
+  ASSERT_TRUE(reply);
+  EXPECT_EQ((*reply)["error"]["code"], -32700);
+
+  // Valid JSON that is not a request.
+  client.sendBody("[1, 2, 3]");
+  reply = client.receiveUntil([](const json& m) { return m.contains("error"); });
+  ASSERT_TRUE(reply);
+  EXPECT_EQ((*reply)["error"]["code"], -32600);
+  client.sendBody(std::string(1000, '[') + std::string(1000, ']'));
+  reply = client.receiveUntil([](const json& m) { return m.contains("error"); });
+  ASSERT_TRUE(reply);
+  EXPECT_EQ((*reply)["error"]["code"], -32600);
+
+  // An unknown method; an unknown notification gets nothing.
+  client.notify("graphsafe/noSuchNotification", json::object());
+  id = client.request("graphsafe/noSuchMethod", json::object());
+  reply = client.response(id);
+  ASSERT_TRUE(reply);
+  EXPECT_EQ((*reply)["error"]["code"], -32601);
+
+  // Wrong params, positions out of the document, a document that is not open.
+  open(client, "bug.py", kBug);
+  ASSERT_TRUE(diagnosticsFor(client, "bug.py"));
+  id = client.request("textDocument/hover",
+                      {{"textDocument", {{"uri", uri("bug.py")}}}, {"position", position(500, 0)}});
+  reply = client.response(id);
+  ASSERT_TRUE(reply);
+  EXPECT_EQ((*reply)["error"]["code"], -32602);
+  id = client.request("textDocument/hover", {{"textDocument", {{"uri", uri("bug.py")}}},
+                                             {"position", {{"line", -1}, {"character", "x"}}}});
+  reply = client.response(id);
+  ASSERT_TRUE(reply);
+  EXPECT_EQ((*reply)["error"]["code"], -32602);
+  id = client.request("textDocument/codeAction", {{"textDocument", {{"uri", uri("bug.py")}}},
+                                                  {"range", range(0, 0, 9999, 0)}});
+  reply = client.response(id);
+  ASSERT_TRUE(reply);
+  EXPECT_EQ((*reply)["error"]["code"], -32602);
+  id = client.request("textDocument/codeAction",
+                      {{"textDocument", {{"uri", uri("nope.py")}}}, {"range", range(0, 0, 0, 0)}});
+  reply = client.response(id);
+  ASSERT_TRUE(reply);
+  EXPECT_EQ((*reply)["error"]["code"], -32602);
+  id = client.request("textDocument/hover", json::object());
+  reply = client.response(id);
+  ASSERT_TRUE(reply);
+  EXPECT_EQ((*reply)["error"]["code"], -32602);
+
+  // A change whose range lies past the end is clamped (the protocol's rule), not fatal.
+  client.notify("textDocument/didChange",
+                {{"textDocument", {{"uri", uri("bug.py")}, {"version", 2}}},
+                 {"contentChanges",
+                  json::array({{{"range", range(900, 0, 900, 5)}, {"text", "\nz = 1\n"}}})}});
+  std::optional<json> published = diagnosticsFor(client, "bug.py");
+  ASSERT_TRUE(published);
+  EXPECT_EQ((*published)["params"]["diagnostics"].size(), 1u);
+
+  // A second initialize is an error; the server still answers afterwards.
+  id = client.request("initialize", {{"capabilities", json::object()}});
+  reply = client.response(id);
+  ASSERT_TRUE(reply);
+  EXPECT_EQ((*reply)["error"]["code"], -32600);
+
+  // After shutdown, requests are refused; exit ends the server with 0.
+  id = client.request("shutdown", nullptr);
+  ASSERT_TRUE(client.response(id));
+  id = client.request("textDocument/hover",
+                      {{"textDocument", {{"uri", uri("bug.py")}}}, {"position", position(0, 0)}});
+  reply = client.response(id);
+  ASSERT_TRUE(reply);
+  EXPECT_EQ((*reply)["error"]["code"], -32600);
+  client.notify("exit", nullptr);
+  EXPECT_EQ(client.waitForExit(), 0);
+}
+
+TEST_F(LspSessionTest, ExitWithoutShutdownAndEndOfInput) {
+  {
+    LspClient client(GRAPHSAFE_BINARY, tree_.path());
+    start(client, json::object());
+    client.notify("exit", nullptr);
+    EXPECT_EQ(client.waitForExit(), 1);
+  }
+  {
+    LspClient client(GRAPHSAFE_BINARY, tree_.path());
+    start(client, json::object());
+    client.sendRaw("Content-Length: 100\r\n\r\n{\"jsonrpc\"");  // cut off mid-body
+    client.closeInput();
+    EXPECT_EQ(client.waitForExit(), 1);
+  }
+}
+
+TEST_F(LspSessionTest, CancelledRequestsAreAnsweredWithRequestCancelled) {
+  LspClient client(GRAPHSAFE_BINARY, tree_.path());
+  start(client, json::object());
+  // The cancellation is read before the server gets to the request, as both are sent at once.
+  std::string hover =
+      json{{"jsonrpc", "2.0"},
+           {"id", 500},
+           {"method", "textDocument/hover"},
+           {"params", {{"textDocument", {{"uri", uri("a.py")}}}, {"position", position(0, 0)}}}}
+          .dump();
+  std::string cancel =
+      json{{"jsonrpc", "2.0"}, {"method", "$/cancelRequest"}, {"params", {{"id", 500}}}}.dump();
+  // A slow request first keeps the main loop busy while both arrive.
+  open(client, "bug.py", kBug);
+  client.sendRaw("Content-Length: " + std::to_string(hover.size()) + "\r\n\r\n" + hover +
+                 "Content-Length: " + std::to_string(cancel.size()) + "\r\n\r\n" + cancel);
+  std::optional<json> reply = client.response(500);
+  ASSERT_TRUE(reply);
+  // Either answer is correct: cancelled, or answered before the cancellation was seen.
+  if (reply->contains("error")) {
+    EXPECT_TRUE((*reply)["error"]["code"] == -32800 || (*reply)["error"]["code"] == -32602);
+  }
+  finish(client);
+}
+
+}  // namespace
+}  // namespace graphsafe
