@@ -5,12 +5,36 @@
 namespace graphsafe {
 
 std::unique_ptr<Check> makeTensorBranchCheck();
+std::unique_ptr<Check> makeFrozenBranchCheck();
+std::unique_ptr<Check> makeFrozenScalarCheck();
+std::unique_ptr<Check> makeCaptureAwareLogicCheck();
+std::unique_ptr<Check> makeFrozenShapeCheck();
+std::unique_ptr<Check> makeHostSideEffectCheck();
+std::unique_ptr<Check> makeReboundStaticInputCheck();
+std::unique_ptr<Check> makeFreedStaticInputCheck();
+std::unique_ptr<Check> makeOutputKeptWithoutCloneCheck();
+std::unique_ptr<Check> makeNonCaptureStreamCheck();
+std::unique_ptr<Check> makeUnjoinedStreamCheck();
+std::unique_ptr<Check> makeExtensionDefaultStreamCheck();
 std::unique_ptr<Check> makeHostSyncCheck();
+std::unique_ptr<Check> makePageableCopyCheck();
 
 std::vector<std::unique_ptr<Check>> makeAllChecks() {
   std::vector<std::unique_ptr<Check>> checks;
   checks.push_back(makeTensorBranchCheck());
+  checks.push_back(makeFrozenBranchCheck());
+  checks.push_back(makeFrozenScalarCheck());
+  checks.push_back(makeCaptureAwareLogicCheck());
+  checks.push_back(makeFrozenShapeCheck());
+  checks.push_back(makeHostSideEffectCheck());
+  checks.push_back(makeReboundStaticInputCheck());
+  checks.push_back(makeFreedStaticInputCheck());
+  checks.push_back(makeOutputKeptWithoutCloneCheck());
+  checks.push_back(makeNonCaptureStreamCheck());
+  checks.push_back(makeUnjoinedStreamCheck());
+  checks.push_back(makeExtensionDefaultStreamCheck());
   checks.push_back(makeHostSyncCheck());
+  checks.push_back(makePageableCopyCheck());
   return checks;
 }
 

@@ -2,6 +2,7 @@
 # One entry point for working on graphsafe. Every command sets up what is missing first.
 #   scripts/dev.sh example     analyze the bundled example project and print its diagnostics
 #   scripts/dev.sh test        build (warnings are errors) and run the whole test suite
+#   scripts/dev.sh sanitize    the same under AddressSanitizer + UBSan, in build-sanitize/
 #   scripts/dev.sh build       build only
 #   scripts/dev.sh docs        regenerate docs/rules/ from the catalog
 set -euo pipefail
@@ -31,6 +32,16 @@ case "${1:-}" in
     cd "$build"
     ctest --output-on-failure -j "$jobs"
     ;;
+  sanitize)
+    # A second tree, so that the plain build stays as it is. Any sanitizer report fails the test
+    # that triggered it: ASan aborts, UBSan halts on the first error.
+    build="${GRAPHSAFE_SANITIZE_BUILD_DIR:-$root/build-sanitize}"
+    build -DGRAPHSAFE_SANITIZE=ON -DGRAPHSAFE_CUDA_FRONTEND="${GRAPHSAFE_SANITIZE_CUDA:-OFF}"
+    cd "$build"
+    ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:detect_stack_use_after_return=1:strict_string_checks=1}" \
+      UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}" \
+      ctest --output-on-failure -j "$jobs"
+    ;;
   build)
     shift
     build "$@"
@@ -41,7 +52,7 @@ case "${1:-}" in
     GRAPHSAFE_UPDATE_DOCS=1 ctest -R 'RuleDocs' --output-on-failure
     ;;
   *)
-    sed -n '2,7p' "$0"
+    sed -n '2,8p' "$0"
     exit 2
     ;;
 esac

@@ -11,6 +11,7 @@
 #include <string>
 #include <thread>
 
+#include "analyzer/baseline/baseline.h"
 #include "tests/temp_tree.h"
 
 namespace graphsafe {
@@ -170,6 +171,11 @@ TEST(AtomicWriteTest, ADirectoryIsRefused) {
 TEST(AtomicWriteTest, ADeviceIsWrittenInPlace) {
   std::string error;
   EXPECT_TRUE(writeFileAtomically("/dev/null", "discarded", error)) << error;
+  std::optional<FileSnapshot> device = snapshotFile("/dev/null", error);
+  ASSERT_TRUE(device) << error;
+  EXPECT_TRUE(device->exists);
+  EXPECT_FALSE(device->regular);
+  EXPECT_TRUE(writeFileAtomically("/dev/null", "discarded", *device, error)) << error;
   struct stat info {};
   ASSERT_EQ(::stat("/dev/null", &info), 0);
   EXPECT_TRUE(S_ISCHR(info.st_mode));
@@ -208,6 +214,23 @@ TEST(AtomicWriteTest, ReadersNeverSeeAPartialFile) {
   reader.join();
   EXPECT_EQ(partial.load(), 0);
   EXPECT_EQ(entriesIn(tree.root()), 1u);
+}
+
+TEST(AtomicWriteTest, TheBaselineIsNotWrittenOverAChangeMadeDuringTheRun) {
+  testing::TempTree tree;
+  std::string path = tree.path("baseline.json");
+  tree.write("baseline.json", "{}\n");
+  std::string error;
+  FileSnapshot before = *snapshotFile(path, error);
+  tree.write("baseline.json", "{\"edited\": true}\n");  // while the analysis runs
+  Baseline empty = Baseline::fromResult(RunResult{}, path);
+  EXPECT_FALSE(empty.write(path, before, error));
+  EXPECT_NE(error.find("changed since graphsafe read it"), std::string::npos) << error;
+  EXPECT_EQ(tree.read("baseline.json"), "{\"edited\": true}\n");
+
+  FileSnapshot now = *snapshotFile(path, error);
+  EXPECT_TRUE(empty.write(path, now, error)) << error;
+  EXPECT_NE(tree.read("baseline.json"), "{\"edited\": true}\n");
 }
 
 }  // namespace

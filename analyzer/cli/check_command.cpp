@@ -10,7 +10,7 @@
 #include "analyzer/catalog/rule_catalog.h"
 #include "analyzer/config/apply_config.h"
 #include "analyzer/config/config.h"
-#include "analyzer/output/atomic_file.h"
+#include "analyzer/io/atomic_write.h"
 #include "analyzer/output/output_common.h"
 #include "analyzer/output/output_format.h"
 
@@ -171,11 +171,22 @@ int runCheckCommand(const CheckCommandOptions& options, std::ostream& out, std::
     }
   }
 
+  // The baseline file as it is before the analysis: if someone changes it while the analysis
+  // runs, their change is kept and the write refused.
+  std::optional<FileSnapshot> baseline_before;
+  if (!options.write_baseline.empty()) {
+    baseline_before = snapshotFile(options.write_baseline, error);
+    if (!baseline_before) {
+      err << "graphsafe: error: " << error << "\n";
+      return 2;
+    }
+  }
+
   RunResult result = runAnalysis(engine);
 
   if (!options.write_baseline.empty()) {
     Baseline current = Baseline::fromResult(result, options.write_baseline);
-    if (!current.write(options.write_baseline, error)) {
+    if (!current.write(options.write_baseline, *baseline_before, error)) {
       err << "graphsafe: error: " << error << "\n";
       return 2;
     }

@@ -7,21 +7,30 @@ namespace graphsafe {
 Value RegionContext::resolve(const Value& value) const {
   if (value.kind != ValueKind::kUnknown || value.param_deps == 0) return value;
   Value resolved = value;
-  bool varying = false;
+  const Value* varying = nullptr;
+  bool all_constant = true;
   for (std::uint64_t deps = value.param_deps; deps != 0; deps &= deps - 1) {
     auto index = static_cast<std::size_t>(std::countr_zero(deps));
-    if (index >= param_values.size()) continue;
+    if (index >= param_values.size()) {
+      all_constant = false;
+      continue;
+    }
     const Value& argument = param_values[index];
     if (argument.kind == ValueKind::kTensor) {
       resolved.kind = ValueKind::kTensor;
       resolved.origin = ValueOrigin::kTensorExpr;
       return resolved;
     }
-    varying = varying || argument.kind == ValueKind::kHostVarying;
+    if (argument.kind == ValueKind::kHostVarying && varying == nullptr) varying = &argument;
+    all_constant = all_constant && argument.kind == ValueKind::kHostConstant;
   }
-  if (varying) {
+  if (varying != nullptr) {
     resolved.kind = ValueKind::kHostVarying;
-    resolved.origin = ValueOrigin::kParameter;
+    // Why the argument varies is why the value does (a loop variable passed down a call).
+    resolved.origin =
+        varying->origin == ValueOrigin::kNone ? ValueOrigin::kParameter : varying->origin;
+  } else if (all_constant) {
+    resolved.kind = ValueKind::kHostConstant;
   }
   return resolved;
 }
@@ -49,22 +58,24 @@ std::string siteMessage(const CaptureRegion& region) {
 }  // namespace
 
 void DiagnosticSink::report(const RegionContext& context, SourceRange range, std::string message,
-                            std::optional<Fix> fix) {
+                            std::optional<Fix> fix, std::optional<Severity> severity) {
   std::vector<RelatedLocation> related;
   related.push_back({context.region_file->source, context.region->site, siteMessage(*context.region)});
   for (const CallStep& step : context.path) {
     related.push_back({step.file->source, step.call->range,
                        "reached through this call: " + step.call->text});
   }
-  reportAt(context.file->source, range, std::move(message), std::move(related), std::move(fix));
+  reportAt(context.file->source, range, std::move(message), std::move(related), std::move(fix),
+           severity);
 }
 
 void DiagnosticSink::reportAt(const SourceFilePtr& file, SourceRange range, std::string message,
-                              std::vector<RelatedLocation> related, std::optional<Fix> fix) {
+                              std::vector<RelatedLocation> related, std::optional<Fix> fix,
+                              std::optional<Severity> severity) {
   Diagnostic diagnostic;
   diagnostic.rule_id = rule_.id;
   diagnostic.rule_name = rule_.name;
-  diagnostic.severity = rule_.severity;
+  diagnostic.severity = severity.value_or(rule_.severity);
   diagnostic.file = file;
   diagnostic.range = range;
   diagnostic.message = std::move(message);

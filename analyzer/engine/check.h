@@ -38,7 +38,8 @@ struct RegionContext {
 
   bool traced() const { return region->dynamo_traced; }
   // The value in this context: an unknown value derived from parameters takes what the
-  // parameters hold on this path (a tensor argument makes it a tensor).
+  // parameters hold on this path (a tensor argument makes it a tensor; a varying host argument
+  // makes it varying, with that argument's origin; only known host constants keep it constant).
   Value resolve(const Value& value) const;
 };
 
@@ -48,11 +49,15 @@ class DiagnosticSink {
  public:
   DiagnosticSink(const RuleInfo& rule, std::vector<Diagnostic>& out) : rule_(rule), out_(out) {}
 
+  // `severity` overrides the rule's for one form of a hazard that is milder than the rest (a
+  // check that reports a heuristic form as a warning); the configuration's overrides still win.
   void report(const RegionContext& context, SourceRange range, std::string message,
-              std::optional<Fix> fix = std::nullopt);
+              std::optional<Fix> fix = std::nullopt,
+              std::optional<Severity> severity = std::nullopt);
   // For checks over a whole file (flow between capture and replay): related locations are given.
   void reportAt(const SourceFilePtr& file, SourceRange range, std::string message,
-                std::vector<RelatedLocation> related = {}, std::optional<Fix> fix = std::nullopt);
+                std::vector<RelatedLocation> related = {}, std::optional<Fix> fix = std::nullopt,
+                std::optional<Severity> severity = std::nullopt);
   const RuleInfo& rule() const { return rule_; }
 
  private:

@@ -1,11 +1,94 @@
 #include "analyzer/engine/cuda_frontend_loader.h"
 
+#include <dlfcn.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <mutex>
+#include <vector>
+
 namespace graphsafe {
 
-// Placeholder until the CUDA C++ frontend module is built: C++ files get a notice.
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kModuleName = "libgraphsafe_cuda.so";
+constexpr const char* kEntryPoint = "graphsafe_create_cuda_frontend";
+
+using CreateFrontend = Frontend* (*)(std::uint64_t abi);
+
+// Where to look, in order: $GRAPHSAFE_CUDA_FRONTEND (the module, or its directory), next to the
+// running executable, then where this build tree put it.
+std::vector<std::string> candidates() {
+  std::vector<std::string> paths;
+  if (const char* forced = std::getenv("GRAPHSAFE_CUDA_FRONTEND"); forced && *forced) {
+    std::error_code error;
+    fs::path path(forced);
+    paths.push_back(fs::is_directory(path, error) ? (path / kModuleName).string() : path.string());
+  }
+  std::error_code error;
+  fs::path self = fs::read_symlink("/proc/self/exe", error);
+  if (!error) paths.push_back((self.parent_path() / kModuleName).string());
+#ifdef GRAPHSAFE_CUDA_MODULE_BUILD_PATH
+  paths.emplace_back(GRAPHSAFE_CUDA_MODULE_BUILD_PATH);
+#endif
+  return paths;
+}
+
+// The module is opened once per process and never closed: frontends it creates live in it.
+struct LoadedModule {
+  CreateFrontend create = nullptr;
+  std::string path;
+  std::string error;
+};
+
+LoadedModule load() {
+  LoadedModule module;
+  std::string tried;
+  for (const std::string& path : candidates()) {
+    std::error_code error;
+    if (!fs::exists(path, error)) {
+      tried += (tried.empty() ? "" : ", ") + path;
+      continue;
+    }
+    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (handle == nullptr) {
+      const char* reason = dlerror();
+      module.error = "cannot load the CUDA C++ frontend " + path + ": " +
+                     (reason != nullptr ? reason : "unknown error");
+      return module;
+    }
+    module.create = reinterpret_cast<CreateFrontend>(dlsym(handle, kEntryPoint));
+    if (module.create == nullptr) {
+      module.error = path + " is not a graphsafe CUDA frontend module (no " + kEntryPoint + ")";
+      return module;
+    }
+    module.path = path;
+    return module;
+  }
+  module.error = std::string("the CUDA C++ frontend is not part of this build (") + kModuleName +
+                 " not found: " + (tried.empty() ? std::string("nowhere to look") : tried) +
+                 "); configure with -DGRAPHSAFE_CUDA_FRONTEND=ON";
+  return module;
+}
+
+}  // namespace
+
 std::unique_ptr<Frontend> loadCudaFrontend(std::string& error) {
-  error = "the CUDA C++ frontend is not part of this build";
-  return nullptr;
+  static std::once_flag once;
+  static LoadedModule module;
+  std::call_once(once, [] { module = load(); });
+  if (module.create == nullptr) {
+    error = module.error;
+    return nullptr;
+  }
+  std::unique_ptr<Frontend> frontend(module.create(cudaFrontendAbi()));
+  if (!frontend) {
+    error = module.path + " was built from another version of graphsafe; rebuild it with this one";
+  }
+  return frontend;
 }
 
 }  // namespace graphsafe

@@ -5,12 +5,14 @@
 #include <mutex>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 
 #include "analyzer/catalog/rule_catalog.h"
 #include "analyzer/engine/check.h"
 #include "analyzer/engine/cuda_frontend_loader.h"
 #include "analyzer/engine/file_walker.h"
 #include "analyzer/engine/frontend.h"
+#include "analyzer/engine/lazy_resolution.h"
 #include "analyzer/engine/parallel.h"
 #include "analyzer/engine/per_file_ignores.h"
 #include "analyzer/engine/program_model.h"
@@ -18,6 +20,7 @@
 #include "analyzer/engine/severity_overrides.h"
 #include "analyzer/engine/source_reader.h"
 #include "analyzer/engine/suppressions.h"
+#include "frontends/python/module_name.h"
 
 namespace graphsafe {
 
@@ -66,17 +69,98 @@ bool fileMatters(const Frontend& frontend, const std::string& text,
   return false;
 }
 
-FileModel analyzeSource(const SourceFilePtr& source, Frontends& frontends,
-                        const AnalysisSettings& settings, std::vector<Notice>& notices) {
-  const Frontend* frontend = frontends.forPath(source->path(), notices);
-  if (frontend == nullptr || !fileMatters(*frontend, source->text(), settings)) {
-    FileModel empty;
-    empty.language = frontend ? frontend->language() : Language::kPython;
-    empty.source = source;
-    return empty;
+// Lazy resolution is iterated at most this many rounds: each round lowers the modules that the
+// previous rounds' reachable calls need, so a longer chain of imports is not real code.
+constexpr int kMaxResolutionRounds = 16;
+
+// Lowers the files of a run: first those that matter, then, round by round, the Python modules
+// that code reachable from a capture region calls into. The others keep an empty model (read,
+// not lowered). Each round lowers its files in parallel and in index order, so the result is
+// the same whatever `jobs` says.
+class LazyLowering {
+ public:
+  LazyLowering(const std::vector<SourceFilePtr>& sources, const EngineOptions& options,
+               Frontends& frontends)
+      : sources_(sources),
+        options_(options),
+        frontends_(frontends),
+        models_(sources.size()),
+        lowered_(sources.size(), false),
+        frontend_of_(sources.size(), nullptr),
+        notices_(sources.size()) {}
+
+  std::vector<FileModel> run(std::vector<Notice>& notices) {
+    std::vector<std::size_t> batch;
+    for (std::size_t i = 0; i < sources_.size(); ++i) {
+      const Frontend* frontend = frontends_.forPath(sources_[i]->path(), notices_[i]);
+      frontend_of_[i] = frontend;
+      models_[i].language = frontend ? frontend->language() : Language::kPython;
+      models_[i].source = sources_[i];
+      models_[i].lowered = false;
+      if (frontend != nullptr && fileMatters(*frontend, sources_[i]->text(), options_.settings)) {
+        batch.push_back(i);
+      }
+    }
+    lower(batch);
+    for (int round = 0; round < kMaxResolutionRounds; ++round) {
+      batch = filesOf(modulesReachedFromRegions(models_, lowered_));
+      if (batch.empty()) break;
+      lower(batch);
+    }
+    for (std::size_t i = 0; i < models_.size(); ++i) {
+      notices.insert(notices.end(), notices_[i].begin(), notices_[i].end());
+      notices.insert(notices.end(), models_[i].notices.begin(), models_[i].notices.end());
+    }
+    return std::move(models_);
   }
-  return frontend->analyze(source, settings);
-}
+
+ private:
+  void lower(const std::vector<std::size_t>& batch) {
+    parallelFor(batch.size(), options_.jobs, [&](std::size_t k) {
+      std::size_t i = batch[k];
+      models_[i] = frontend_of_[i]->analyze(sources_[i], options_.settings);
+    });
+    for (std::size_t i : batch) lowered_[i] = true;
+  }
+
+  // The Python files, not lowered yet, of the named modules.
+  std::vector<std::size_t> filesOf(const std::vector<std::string>& modules) {
+    if (modules.empty()) return {};
+    if (!module_files_built_) buildModuleFiles();
+    std::vector<std::size_t> files;
+    for (const std::string& module : modules) {
+      auto it = module_files_.find(module);
+      if (it != module_files_.end() && !lowered_[it->second]) files.push_back(it->second);
+    }
+    std::sort(files.begin(), files.end());
+    files.erase(std::unique(files.begin(), files.end()), files.end());
+    return files;
+  }
+
+  void buildModuleFiles() {
+    module_files_built_ = true;
+    std::vector<std::string> names(sources_.size());
+    parallelFor(sources_.size(), options_.jobs, [&](std::size_t i) {
+      if (frontend_of_[i] == nullptr || frontend_of_[i]->language() != Language::kPython) return;
+      names[i] = lowered_[i] ? models_[i].module_name
+                             : python::moduleNameForPath(sources_[i]->path()).dotted;
+    });
+    // The first file of a name (in the run's sorted order) wins, as definitions do.
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      if (!names[i].empty()) module_files_.try_emplace(names[i], i);
+    }
+  }
+
+  const std::vector<SourceFilePtr>& sources_;
+  const EngineOptions& options_;
+  Frontends& frontends_;
+  std::vector<FileModel> models_;
+  std::vector<bool> lowered_;
+  std::vector<const Frontend*> frontend_of_;
+  std::vector<std::vector<Notice>> notices_;
+  std::unordered_map<std::string, std::size_t> module_files_;
+  bool module_files_built_ = false;
+};
 
 struct EnabledCheck {
   const Check* check;
@@ -142,17 +226,7 @@ void sortNotices(std::vector<Notice>& notices) {
 RunResult analyzeAll(const std::vector<SourceFilePtr>& sources, const EngineOptions& options,
                      std::vector<Notice> notices) {
   Frontends frontends;
-  std::vector<FileModel> models(sources.size());
-  std::vector<std::vector<Notice>> file_notices(sources.size());
-  parallelFor(sources.size(), options.jobs, [&](std::size_t i) {
-    models[i] = analyzeSource(sources[i], frontends, options.settings, file_notices[i]);
-  });
-  for (std::size_t i = 0; i < models.size(); ++i) {
-    notices.insert(notices.end(), file_notices[i].begin(), file_notices[i].end());
-    notices.insert(notices.end(), models[i].notices.begin(), models[i].notices.end());
-  }
-
-  ProgramModel program(std::move(models));
+  ProgramModel program(LazyLowering(sources, options, frontends).run(notices));
   auto checks = makeAllChecks();
   auto enabled = enabledChecks(checks, options.selection, notices);
 

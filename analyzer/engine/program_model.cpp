@@ -3,21 +3,12 @@
 namespace graphsafe {
 
 ProgramModel::ProgramModel(std::vector<FileModel> files) : files_(std::move(files)) {
-  for (const FileModel& file : files_) {
-    for (const FunctionModel& function : file.functions) {
-      if (function.is_module_level) continue;
-      std::string name = file.module_name.empty()
-                             ? function.qualified_name
-                             : file.module_name + "." + function.qualified_name;
-      // First definition wins: the order of files is sorted, so this is deterministic.
-      by_name_.try_emplace(std::move(name), FunctionRef{&file, &function});
-    }
-  }
+  // The order of files is sorted, so "first definition wins" is deterministic.
+  for (const FileModel& file : files_) index_.add(file);
 }
 
 FunctionRef ProgramModel::findFunction(std::string_view qualified_name) const {
-  auto it = by_name_.find(std::string(qualified_name));
-  return it == by_name_.end() ? FunctionRef{} : it->second;
+  return index_.resolve(qualified_name);
 }
 
 FunctionRef ProgramModel::resolveCall(const FileModel& file, const Event& call) const {
@@ -28,8 +19,7 @@ FunctionRef ProgramModel::resolveCall(const FileModel& file, const Event& call) 
   return {};
 }
 
-FunctionRef ProgramModel::regionFunction(const FileModel& file,
-                                         const CaptureRegion& region) const {
+FunctionRef ProgramModel::regionFunction(const FileModel& file, const CaptureRegion& region) const {
   if (region.function != kNoFunction && region.function < file.functions.size()) {
     return {&file, &file.functions[region.function]};
   }

@@ -2,21 +2,16 @@
 
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
+#include "analyzer/engine/definition_index.h"
 #include "analyzer/model/capture_model.h"
 
 namespace graphsafe {
 
-struct FunctionRef {
-  const FileModel* file = nullptr;
-  const FunctionModel* function = nullptr;
-  explicit operator bool() const { return function != nullptr; }
-};
-
-// Every analyzed file's model, and an index of definitions by qualified name
-// ("pkg.module.func", "pkg.module.Class.method") for calls across files.
+// Every file of the run's model, and an index of definitions by qualified name
+// ("pkg.module.func", "pkg.module.Class.method") for calls across files, resolved through
+// re-exports (a package's __init__ importing from its submodules, `from m import *`).
 class ProgramModel {
  public:
   explicit ProgramModel(std::vector<FileModel> files);
@@ -29,7 +24,7 @@ class ProgramModel {
 
  private:
   std::vector<FileModel> files_;
-  std::unordered_map<std::string, FunctionRef> by_name_;
+  DefinitionIndex index_;
 };
 
 }  // namespace graphsafe

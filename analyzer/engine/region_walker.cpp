@@ -25,7 +25,9 @@ std::vector<Value> bindArguments(const RegionContext& caller, const Event& call,
   std::vector<Value> values(callee.params.size());
   for (std::size_t i = 0; i < callee.params.size(); ++i) values[i] = callee.params[i].declared;
   std::size_t offset =
-      (callee.is_method && call.args.size() + 1 == callee.params.size() && !callee.params.empty())
+      ((call.flags & kFlagBoundMethod) != 0 ||
+       (callee.is_method && call.args.size() + 1 == callee.params.size())) &&
+              !callee.params.empty()
           ? 1
           : 0;
   for (std::size_t i = 0; i < call.args.size() && i + offset < values.size(); ++i) {

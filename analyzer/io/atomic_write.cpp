@@ -16,7 +16,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string errnoText(int error) { return std::generic_category().message(error); }
+std::string errnoText(int error) {
+  return std::generic_category().message(error);
+}
 
 // Closes the descriptor on every way out.
 class Descriptor {
@@ -77,14 +79,24 @@ bool readAndHash(int fd, std::string* content, std::uint64_t& hash, std::uint64_
 bool snapshotOpen(const std::string& path, std::string* content, FileSnapshot& snapshot,
                   std::string& error) {
   snapshot = {};
-  Descriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
-  if (fd.get() < 0) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) {
     if (errno == ENOENT && content == nullptr) return true;  // no file: exists = false
     error = path + ": cannot read: " + errnoText(errno);
     return false;
   }
-  struct stat info {};
-  if (::fstat(fd.get(), &info) != 0) {
+  if (!S_ISREG(info.st_mode)) {
+    // A FIFO or device has no content to compare; it is written in place.
+    if (content != nullptr || S_ISDIR(info.st_mode)) {
+      error = path + ": not a regular file";
+      return false;
+    }
+    snapshot.exists = true;
+    snapshot.regular = false;
+    return true;
+  }
+  Descriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  if (fd.get() < 0 || ::fstat(fd.get(), &info) != 0) {
     error = path + ": cannot read: " + errnoText(errno);
     return false;
   }
@@ -129,8 +141,8 @@ int createTemporary(const fs::path& target, std::string& name) {
                        "-";
   for (int attempt = 0; attempt < 100; ++attempt) {
     auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
-    name = prefix + std::to_string(counter.fetch_add(1)) + "-" +
-           std::to_string(stamp % 1000000) + ".tmp";
+    name = prefix + std::to_string(counter.fetch_add(1)) + "-" + std::to_string(stamp % 1000000) +
+           ".tmp";
     int fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd >= 0 || errno != EEXIST) return fd;
   }
@@ -155,8 +167,8 @@ bool writeInPlace(const std::string& path, std::string_view content, std::string
   return true;
 }
 
-bool unchangedSince(const std::string& path, const fs::path& target,
-                    const FileSnapshot& expected, std::string& error) {
+bool unchangedSince(const std::string& path, const fs::path& target, const FileSnapshot& expected,
+                    std::string& error) {
   FileSnapshot now;
   std::string problem;
   if (!snapshotOpen(target.string(), nullptr, now, problem)) {
@@ -189,10 +201,7 @@ bool write(const std::string& path, std::string_view content, const FileSnapshot
     error = path + ": cannot write: " + errnoText(EISDIR);
     return false;
   }
-  if (exists && !S_ISREG(existing.st_mode)) {
-    if (expected != nullptr && !unchangedSince(path, target, *expected, error)) return false;
-    return writeInPlace(path, content, error);
-  }
+  if (exists && !S_ISREG(existing.st_mode)) return writeInPlace(path, content, error);
 
   std::string name;
   Descriptor fd(createTemporary(target, name));

@@ -14,6 +14,7 @@ namespace graphsafe {
 // What a file looked like at one moment: enough to tell whether it changed since.
 struct FileSnapshot {
   bool exists = false;
+  bool regular = true;  // false for a FIFO or device: nothing to compare, see below
   std::uint64_t size = 0;
   std::int64_t mtime_ns = 0;       // modification time, nanoseconds since the epoch
   std::uint64_t content_hash = 0;  // FNV-1a (64 bits) of the bytes
@@ -23,8 +24,8 @@ struct FileSnapshot {
 // FNV-1a, 64 bits: a cheap fingerprint of content (not a defense against an adversary).
 std::uint64_t contentHash(std::string_view content);
 
-// The file's snapshot now; {exists = false} when there is no file at `path`. nullopt with a
-// one-line `error` when it exists but cannot be read.
+// The file's snapshot now; {exists = false} when there is no file at `path`, {regular = false}
+// for a FIFO or device. nullopt with a one-line `error` when it cannot be read or is a directory.
 std::optional<FileSnapshot> snapshotFile(const std::string& path, std::string& error);
 
 // Reads the whole file and its snapshot from the same open file (so that the two agree).
@@ -42,7 +43,8 @@ bool writeFileAtomically(const std::string& path, std::string_view content, std:
 
 // The same, but refuses (false, `error` says why, nothing written) when the file at `path` is
 // no longer what `expected` recorded: created, removed, resized, touched or edited since. The
-// check runs just before the rename, after the new content is safely on disk.
+// check runs just before the rename, after the new content is safely on disk. FIFOs and devices
+// are written without the check.
 bool writeFileAtomically(const std::string& path, std::string_view content,
                          const FileSnapshot& expected, std::string& error);
 

@@ -61,6 +61,11 @@ enum EventFlag : std::uint16_t {
                                  // registration): stream hazards there are GS304's
   kFlagCaptureDependent = 1u << 5,  // kBranch: the condition depends on a capture query
   kFlagSidesDiffer = 1u << 6,       // kBranch: its two sides enqueue different device work
+  kFlagFreshTensor = 1u << 7,       // kBind: the value is a tensor allocated here (a factory,
+                                    // an arithmetic result), not a view of another tensor
+  kFlagPageableSource = 1u << 8,    // kTensorOp: a copy from pageable (not pinned) host memory
+  kFlagLogging = 1u << 9,           // kHostSideEffect: a logging call (a warning, not an error)
+  kFlagBoundMethod = 1u << 10,      // kCall: the receiver fills the callee's first parameter
 };
 
 struct KeywordArg {
@@ -83,11 +88,29 @@ struct Event {
   std::string callee_qualified;
   // Index of the region (in FileModel::regions) whose body lexically holds this event, or -1.
   std::int32_t region = -1;
+  // Flow between capture and replay (kBind, kStore, kFree, kInPlaceUpdate, kReplay), as paths
+  // with subscripts and calls dropped ("x", "self.graphs"):
+  //   target: what is bound, stored into, freed or updated in place; for kReplay, the graph or
+  //           graphed/compiled callable replayed.
+  //   source: kBind / kStore: the path the value comes from when it is an alias or a view of a
+  //           name ("g = self.graphs[bs]", "x = x.view(n)"); "" for a new object.
+  std::string target;
+  std::string source;
+  // kBind / kStore: the value is an output of this region (index in FileModel::regions): bound
+  // inside its body, or returned by a call of its graphed/compiled callable. -1 otherwise.
+  std::int32_t output_of = -1;
 };
 
 struct Parameter {
   std::string name;
   Value declared;  // from an annotation (`x: torch.Tensor`) or default; unknown otherwise
+};
+
+// A name that crosses a capture region's boundary, where it first does.
+struct RegionName {
+  std::string name;  // a path: "x", "self.static_in" (subscripts dropped)
+  SourceRange range;
+  Value value;       // what the name held there
 };
 
 struct FunctionModel {
@@ -99,6 +122,8 @@ struct FunctionModel {
   std::vector<Event> events;      // in source order
   bool is_method = false;
   bool is_module_level = false;   // the synthetic function for top-level statements
+  // Every for/while statement of the body (the whole statement), for "in the next iteration".
+  std::vector<SourceRange> loops;
 };
 
 struct CaptureRegion {
@@ -119,6 +144,19 @@ struct CaptureRegion {
   std::string target_qualified;
   // Values of the captured callable's parameters at the capture (graphed callables: tensors).
   std::vector<Value> param_values;
+  // Flow between capture and replay.
+  // The name the program replays the region by, as a path: the graph object ("g",
+  // "self.graphs"), the variable bound to the graphed/compiled callable, or the decorated
+  // function's qualified name. "" when not known.
+  std::string handle;
+  // Body regions: from the capture's start to its end (the with statement; capture_begin() to
+  // capture_end()). Callable regions: the site.
+  SourceRange span;
+  // Names read inside the region that were bound outside it (locals, parameters, globals,
+  // self attributes; for callable regions only self attributes and globals).
+  std::vector<RegionName> inputs;
+  // Names bound inside the region and read after it.
+  std::vector<RegionName> outputs;
 };
 
 struct SourceComment {
@@ -144,6 +182,12 @@ struct FileModel {
   std::vector<SourceComment> comments;
   std::vector<Notice> notices;
   bool parse_failed = false;  // the file was skipped; `notices` says why
+  // Python: what the file's imports bind (local name -> dotted name it stands for), so that a
+  // package's __init__ re-exports resolve across files; and the modules of `from m import *`.
+  std::vector<std::pair<std::string, std::string>> import_aliases;  // sorted by name
+  std::vector<std::string> star_imports;
+  // False for a file only read, not lowered, because nothing the run analyzes can reach it.
+  bool lowered = true;
 };
 
 }  // namespace graphsafe

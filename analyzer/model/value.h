@@ -25,7 +25,8 @@ enum class ValueOrigin : std::uint8_t {
   kGlobal,          // module global rebound somewhere
   kHostCall,        // result of time/random/scheduler and similar calls
   kTensorExpr,      // produced by a tensor op
-  kReassigned,      // C++: a variable assigned again after EndCapture, before the graph launch
+  kReassigned,      // assigned again after the capture (C++: before the graph launch; Python:
+                    // later in the function, or in a loop around a capture made only once)
 };
 
 struct Value {

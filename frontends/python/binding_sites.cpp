@@ -11,23 +11,32 @@ namespace {
 constexpr std::size_t kMaxNodes = 1u << 20;
 constexpr int kMaxTargetDepth = 16;
 
+std::string_view literalOf(TSNode value, const SourceText& text) {
+  const Grammar& g = Grammar::get();
+  if (is(value, g.integer) || is(value, g.float_literal) || is(value, g.true_literal) ||
+      is(value, g.false_literal) || is(value, g.none) || is(value, g.string)) {
+    return text.of(value);
+  }
+  return {};
+}
+
 bool opensScope(const Grammar& g, TSSymbol symbol) {
   return symbol == g.function_definition || symbol == g.class_definition ||
-         symbol == g.decorated_definition || symbol == g.lambda ||
-         symbol == g.list_comprehension || symbol == g.set_comprehension ||
-         symbol == g.dictionary_comprehension || symbol == g.generator_expression;
+         symbol == g.decorated_definition || symbol == g.lambda || symbol == g.list_comprehension ||
+         symbol == g.set_comprehension || symbol == g.dictionary_comprehension ||
+         symbol == g.generator_expression;
 }
 
 }  // namespace
 
-void BindingSites::addTargets(TSNode target, CursorPool& pool, const SourceText& text,
-                              int depth) {
+void BindingSites::addTargets(TSNode target, CursorPool& pool, const SourceText& text, int depth,
+                              std::string_view literal) {
   const Grammar& g = Grammar::get();
   target = unparenthesize(pool, target);
   if (isNull(target) || depth > kMaxTargetDepth) return;
   TSSymbol symbol = ts_node_symbol(target);
   if (symbol == g.identifier || symbol == g.attribute) {
-    sites_[text.of(target)].push_back(ts_node_start_byte(target));
+    sites_[text.of(target)].push_back({ts_node_start_byte(target), literal});
   } else if (symbol == g.pattern_list || symbol == g.tuple_pattern || symbol == g.list_pattern ||
              symbol == g.expression_list || symbol == g.tuple || symbol == g.list ||
              symbol == g.list_splat_pattern || symbol == g.list_splat) {
@@ -47,7 +56,9 @@ void BindingSites::collect(TSNode body, CursorPool& pool, const SourceText& text
     stack.pop_back();
     ++visited;
     TSSymbol symbol = ts_node_symbol(node);
-    if (symbol == g.assignment || symbol == g.augmented_assignment) {
+    if (symbol == g.assignment) {
+      addTargets(field(node, g.f_left), pool, text, 0, literalOf(field(node, g.f_right), text));
+    } else if (symbol == g.augmented_assignment) {
       addTargets(field(node, g.f_left), pool, text, 0);
     } else if (symbol == g.for_statement || symbol == g.while_statement) {
       Loop loop;
@@ -75,10 +86,13 @@ void BindingSites::collect(TSNode body, CursorPool& pool, const SourceText& text
     }
     std::reverse(stack.begin() + static_cast<std::ptrdiff_t>(first), stack.end());
   }
-  for (auto& [key, offsets] : sites_) std::sort(offsets.begin(), offsets.end());
+  for (auto& [key, sites] : sites_) {
+    std::sort(sites.begin(), sites.end(),
+              [](const Site& a, const Site& b) { return a.offset < b.offset; });
+  }
 }
 
-const std::vector<std::uint32_t>* BindingSites::sitesOf(std::string_view key) const {
+const std::vector<BindingSites::Site>* BindingSites::sitesOf(std::string_view key) const {
   auto it = sites_.find(key);
   return it == sites_.end() ? nullptr : &it->second;
 }

@@ -16,6 +16,12 @@ namespace graphsafe::python {
 
 class BindingSites {
  public:
+  struct Site {
+    std::uint32_t offset = 0;  // where the target starts
+    // The literal assigned (`n = 8`), so that binding the same literal again is not a change;
+    // empty for any other value.
+    std::string_view literal;
+  };
   struct Loop {
     TSNode node{};
     std::uint32_t begin = 0;
@@ -29,14 +35,15 @@ class BindingSites {
   // or comprehensions, which bind in scopes of their own.
   void collect(TSNode body, CursorPool& pool, const SourceText& text);
 
-  // Start offsets of the targets that bind `key`, in source order; null when there are none.
-  const std::vector<std::uint32_t>* sitesOf(std::string_view key) const;
+  // The targets that bind `key`, in source order; null when there are none.
+  const std::vector<Site>* sitesOf(std::string_view key) const;
   const std::vector<Loop>& loops() const { return loops_; }
 
  private:
-  void addTargets(TSNode target, CursorPool& pool, const SourceText& text, int depth);
+  void addTargets(TSNode target, CursorPool& pool, const SourceText& text, int depth,
+                  std::string_view literal = {});
 
-  std::unordered_map<std::string_view, std::vector<std::uint32_t>> sites_;
+  std::unordered_map<std::string_view, std::vector<Site>> sites_;
   std::vector<Loop> loops_;
 };
 

@@ -231,6 +231,11 @@ ExprInfo FunctionLowering::callFunction(FunctionId function, TSNode call,
     event.text = file_.text.brief(call);
     event.callee = function;
     fillArguments(event, arguments);
+    // self.step(x), model(x, mask=m), Block(8): the receiver is the first parameter, however
+    // many arguments follow; Class.method(obj, x) passes it explicitly.
+    if (file_.index.functions[function].has_self && !isUnboundMethodCall(call)) {
+      event.flags |= kFlagBoundMethod;
+    }
   }
   // model(x) / self.block(x) / block.forward(x): a module's forward returns tensors.
   std::int32_t class_index = file_.index.functions[function].class_index;
@@ -238,6 +243,15 @@ ExprInfo FunctionLowering::callFunction(FunctionId function, TSNode call,
     return moduleCallResult(arguments);
   }
   return {};
+}
+
+bool FunctionLowering::isUnboundMethodCall(TSNode call) const {
+  TSNode callee = unparenthesize(file_.pool, field(call, g_.f_function));
+  if (!is(callee, g_.attribute)) return false;
+  TSNode object = unparenthesize(file_.pool, field(callee, g_.f_object));
+  ExprInfo info;
+  return is(object, g_.identifier) && lookupName(textOf(object), info) &&
+         info.object == ObjectKind::kClass;
 }
 
 ExprInfo FunctionLowering::construct(std::int32_t class_index, TSNode call,
@@ -258,11 +272,12 @@ ExprInfo FunctionLowering::callApi(const std::string& qualified, TSNode call,
     emitSync(call, std::string(canonical), file_.text.brief(call), Value{}, TSNode{}, kFlagNone);
     return {};
   }
-  auto tensor_op = [&](bool mask) {
+  auto tensor_op = [&](bool mask, std::uint16_t flags = kFlagNone) {
     if (!quiet()) {
       Event& event = emit(EventKind::kTensorOp, call);
       event.api = std::string(canonical);
       event.text = file_.text.brief(call);
+      event.flags = flags;
       fillArguments(event, arguments);
     }
     ExprInfo result;
@@ -273,8 +288,17 @@ ExprInfo FunctionLowering::callApi(const std::string& qualified, TSNode call,
   const ExprInfo* input = arguments.find("input", 0);
   TSNode input_node = arguments.syntax.find("input", 0);
   ExprInfo result;
+  if (const ShapeArguments* shape = functionShapeArguments(canonical)) {
+    emitShapeUses(*shape, canonical, call, arguments, nullptr, TSNode{});
+  }
   switch (classifyFunction(canonical)) {
-    case ApiKind::kFactory:
+    case ApiKind::kFactory: {
+      ExprInfo memory;
+      std::uint16_t flags = factoryCopy(canonical, arguments, memory);
+      result = tensor_op(false, flags);
+      result.pageable = memory.pageable;
+      return result;
+    }
     case ApiKind::kTensorFunction:
     case ApiKind::kParameter:
       return tensor_op(false);
@@ -333,6 +357,11 @@ ExprInfo FunctionLowering::callApi(const std::string& qualified, TSNode call,
     case ApiKind::kStream:
     case ApiKind::kCurrentStream:
       result.object = ObjectKind::kStream;
+      if (canonical == "torch.cuda.current_stream") result.stream = StreamRole::kCurrent;
+      if (canonical == "torch.cuda.default_stream") result.stream = StreamRole::kDefault;
+      if (canonical == "torch.cuda.Stream" || canonical == "torch.Stream") {
+        result.stream = StreamRole::kCreated;
+      }
       return result;
     case ApiKind::kEvent:
       result.object = ObjectKind::kEvent;
@@ -360,6 +389,7 @@ ExprInfo FunctionLowering::callApi(const std::string& qualified, TSNode call,
       return *target;  // the compiled wrapper stands for the function or module it wraps
     }
     case ApiKind::kHostConstantCall:
+      if (canonical == "torch.device") return torchDeviceCall(arguments);
       result.value = hostConstant(ValueOrigin::kNone);
       return result;
     case ApiKind::kHostVaryingCall:
@@ -371,6 +401,20 @@ ExprInfo FunctionLowering::callApi(const std::string& qualified, TSNode call,
     case ApiKind::kNone:
       break;
   }
+  if (canonical == "torch.cuda.set_stream") {
+    streamContext(call, arguments);
+    return {};
+  }
+  if (canonical == "torch.from_numpy") {
+    result.value = tensorValue();  // a host tensor sharing the array's memory
+    result.pageable = true;
+    return result;
+  }
+  if (canonical == "logging.getLogger") {
+    result.object = ObjectKind::kLogger;
+    return result;
+  }
+  if (noteLoggingApi(canonical, call, arguments)) return {};
   // A function of another analyzed module: the engine resolves it through its index.
   if (!quiet() && !isLibraryRoot(rootOf(qualified))) {
     Event& event = emit(EventKind::kCall, call);
@@ -407,6 +451,7 @@ ExprInfo FunctionLowering::callBuiltin(const Callee& callee, TSNode call,
         emitSync(call, api, file_.text.brief(call), arguments.positional[i].value,
                  arguments.syntax.positional[i], kFlagImplicit | kFlagNeedsTensor);
       }
+      notePrint(call, arguments);
       return {};
     case BuiltinKind::kLen:
       if (first != nullptr) {
@@ -494,6 +539,7 @@ ExprInfo FunctionLowering::callMethod(Callee& callee, TSNode call, const Argumen
       return {};
     case ObjectKind::kStream:
     case ObjectKind::kEvent:
+      if (lowerStreamMethod(callee, call, arguments)) return result;
       if (name == "synchronize" || name == "query") {
         std::string api = receiver.object == ObjectKind::kStream ? "torch.cuda.Stream."
                                                                  : "torch.cuda.Event.";
@@ -516,7 +562,13 @@ ExprInfo FunctionLowering::callMethod(Callee& callee, TSNode call, const Argumen
         if (name == "capture_end") captureEnd(callee);
         return {};
       }
+      if (noteLoggerMethod(callee, call, arguments)) return {};
+      noteContainerMethod(callee, call, arguments);
+      if (!receiver.value.isTensor() && lowerStreamMethod(callee, call, arguments)) return {};
       return callTensorMethod(callee, call, arguments);
+    case ObjectKind::kLogger:
+      noteLoggerMethod(callee, call, arguments);
+      return {};
     default:
       return {};
   }
@@ -527,12 +579,13 @@ ExprInfo FunctionLowering::callTensorMethod(const Callee& callee, TSNode call,
   std::string_view name = callee.name;
   const ExprInfo& receiver = callee.receiver;
   bool tensorish = mayBeTensor(receiver.value);
-  auto tensor_op = [&]() {
+  auto tensor_op = [&](std::uint16_t flags = kFlagNone) {
     if (!tensorish || quiet()) return;
     Event& event = emit(EventKind::kTensorOp, call);
     event.api = "torch.Tensor." + std::string(name);
     event.text = file_.text.brief(call);
     event.subject = described(receiver.value, callee.receiver_node);
+    event.flags = flags;
     fillArguments(event, arguments);
   };
   auto sync = [&](std::uint16_t flags, const Value& subject, TSNode subject_node) {
@@ -540,9 +593,13 @@ ExprInfo FunctionLowering::callTensorMethod(const Callee& callee, TSNode call,
              subject_node, flags);
   };
   ExprInfo result;
+  if (const ShapeArguments* shape = methodShapeArguments(name); shape != nullptr && tensorish) {
+    emitShapeUses(*shape, "torch.Tensor." + std::string(name), call, arguments, &receiver,
+                  callee.receiver_node);
+  }
   switch (classifyTensorMethod(name)) {
     case MethodKind::kTensor:
-      tensor_op();
+      tensor_op(methodCopy(name, receiver, arguments, result));
       result.value = tensorResultOf(receiver.value);
       return result;
     case MethodKind::kBoolTensor:
@@ -563,6 +620,7 @@ ExprInfo FunctionLowering::callTensorMethod(const Callee& callee, TSNode call,
       return result;
     case MethodKind::kSyncToCpu:
       sync(kFlagNotKnownHost, receiver.value, callee.receiver_node);
+      result.pageable = name == "cpu";
       return result;
     case MethodKind::kDataDependent:
       sync(kFlagDataDependent | kFlagNotKnownHost, receiver.value, callee.receiver_node);
@@ -583,9 +641,10 @@ ExprInfo FunctionLowering::callTensorMethod(const Callee& callee, TSNode call,
       TSNode device = arguments.syntax.find("device", 0);
       if (!isNull(device) && isCpuDevice(file_.pool, file_.text, device)) {
         sync(kFlagNotKnownHost, receiver.value, callee.receiver_node);
+        result.pageable = true;
         return result;
       }
-      tensor_op();
+      tensor_op(methodCopy(name, receiver, arguments, result));
       result.value = tensorResultOf(receiver.value);
       return result;
     }
@@ -675,6 +734,7 @@ void FunctionLowering::captureBegin(const Callee& callee, TSNode call, const Arg
   region_stack_.push_back(index);
   open_captures_.push_back({textOf(callee.receiver_node), index,
                             callee.receiver.object == ObjectKind::kCudaGraph});
+  openRegionExtent(index, call);
 }
 
 void FunctionLowering::captureEnd(const Callee& callee) {

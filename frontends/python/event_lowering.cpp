@@ -216,6 +216,7 @@ bool FunctionLowering::isSelfName(TSNode node) const {
 void FunctionLowering::setBinding(std::string_view name, ExprInfo info) {
   info.value.text.clear();
   noteBound(name, info);
+  noteHostBinding(name);
   auto [it, inserted] = bindings_.try_emplace(name, info);
   if (inserted) return;
   // Straight-line code rebinds; a binding under a branch or loop may not happen, so it joins.
@@ -231,6 +232,7 @@ void FunctionLowering::bindTarget(TSNode target, const ExprInfo& info, TSNode va
   if (symbol == g_.identifier) {
     setBinding(textOf(target), info);
     noteBinding(target, info, value, augmented);
+    noteHostWrite(target, ExprInfo{}, info, augmented);
   } else if (symbol == g_.pattern_list || symbol == g_.tuple_pattern ||
              symbol == g_.list_pattern || symbol == g_.expression_list || symbol == g_.tuple ||
              symbol == g_.list) {
@@ -244,16 +246,19 @@ void FunctionLowering::bindTarget(TSNode target, const ExprInfo& info, TSNode va
     TSNode object = field(target, g_.f_object);
     if (isSelfName(object)) {
       recordSelfAttribute(textOf(field(target, g_.f_attribute)), info, value, augmented);
+      bindLocalAttribute(target, info);
     } else if (!is(object, g_.identifier)) {
       eval(object);
     }
     noteBinding(target, info, value, augmented);
+    noteHostWrite(target, ExprInfo{}, info, augmented);
   } else if (symbol == g_.subscript) {
     ExprInfo base = eval(field(target, g_.f_value));
     for (Children it(file_.pool, target); it.valid(); it.next()) {
       if (it.field() == g_.f_subscript) eval(it.node());
     }
     noteSubscriptStore(target, base, info, value, augmented);
+    noteHostWrite(target, base, info, augmented);
   }
 }
 
@@ -292,6 +297,7 @@ ExprInfo FunctionLowering::attributeRead(const AttributeFacts& facts) const {
   read.class_index = facts.info.class_index;
   read.function = facts.info.function;
   read.imported = facts.info.imported;
+  read.stream = facts.info.stream;
   if (facts.tensor_everywhere) {
     read.value = tensorValue();
     read.mask = facts.info.mask;
@@ -315,13 +321,28 @@ ExprInfo FunctionLowering::elementOf(const ExprInfo& info) const {
   return element;
 }
 
+namespace {
+
+// A loop variable takes a new value on every iteration, but inside one capture (or one call
+// under it) every iteration is recorded: it varies between replays only when the loop runs
+// around a capture made once (host_value_origins.cpp) or its bound itself varies.
+Value loopValue(const Value& bound) {
+  if (bound.kind == ValueKind::kHostConstant) return hostConstant(ValueOrigin::kLoopVariable);
+  if (bound.kind == ValueKind::kHostVarying) return bound;
+  return unknownValue(bound.param_deps);
+}
+
+}  // namespace
+
 ExprInfo FunctionLowering::loopElement(TSNode iterable, const ExprInfo& info) {
   TSNode node = unparenthesize(file_.pool, iterable);
   ExprInfo element;
   if (is(node, g_.call)) {
     TSNode callee = field(node, g_.f_function);
     if (isUnshadowedBuiltin(callee, "range")) {
-      element.value = hostVarying(ValueOrigin::kLoopVariable);
+      // An int whatever the bound; it varies only if the bound does.
+      element.value = info.value.isHostVarying() ? info.value
+                                                 : hostConstant(ValueOrigin::kLoopVariable);
       return element;
     }
   }
@@ -333,17 +354,19 @@ ExprInfo FunctionLowering::loopElement(TSNode iterable, const ExprInfo& info) {
     bool all_host = true;
     bool all_tensor = true;
     bool any = false;
+    Value combined = hostConstant();
     for (Children it(file_.pool, node); it.valid(); it.next()) {
       Value value = quietEval(it.node()).value;
       all_host = all_host && value.isKnownHost();
       all_tensor = all_tensor && value.isTensor();
+      if (value.isKnownHost()) combined = combineOperands(combined, value);
       any = true;
     }
-    if (any && all_host) element.value = hostVarying(ValueOrigin::kLoopVariable);
+    if (any && all_host) element.value = loopValue(combined);
     if (any && all_tensor) element.value = tensorValue();
     return element;
   }
-  if (info.value.isKnownHost()) element.value = hostVarying(ValueOrigin::kLoopVariable);
+  if (info.value.isKnownHost()) element.value = loopValue(info.value);
   return element;
 }
 
@@ -363,7 +386,7 @@ void FunctionLowering::bindLoopTarget(TSNode target, TSNode iterable, const Expr
       for (Children it(file_.pool, pattern); it.valid(); it.next(), ++index) {
         ExprInfo element;
         if (enumerate && index == 0) {
-          element.value = hostVarying(ValueOrigin::kLoopVariable);
+          element.value = hostConstant(ValueOrigin::kLoopVariable);
         } else {
           std::size_t source = enumerate ? 0 : index;
           if (source < arguments.positional.size()) {
@@ -419,7 +442,12 @@ void FunctionLowering::lowerStatement(TSNode node) {
   } else if (symbol == g_.assert_statement) {
     Children it(file_.pool, node);
     if (it.valid()) {
+      std::size_t before = events_.size();
       condition(it.node());
+      // A check, not a choice of work: rules about frozen branches tell the two apart.
+      for (std::size_t i = before; i < events_.size(); ++i) {
+        if (events_[i].kind == EventKind::kBranch) events_[i].api = "assert";
+      }
       it.next();
       if (it.valid()) eval(it.node());
     }
@@ -430,6 +458,8 @@ void FunctionLowering::lowerStatement(TSNode node) {
     std::string_view name = textOf(field(definition, g_.f_name));
     ExprInfo info;
     if (!name.empty() && definedIn(decl(), name, info)) setBinding(name, info);
+  } else if (symbol == g_.global_statement || symbol == g_.nonlocal_statement) {
+    noteGlobalDeclaration(node);
   } else if (symbol == g_.block || ts_node_is_error(node)) {
     lowerBlock(node);  // recovered code: lower what tree-sitter kept
   }
@@ -583,6 +613,7 @@ void FunctionLowering::lowerWithItem(TSNode item, TSNode target,
       evalArguments(field(item, g_.f_arguments), arguments);  // evaluated before the capture
       if (kind == ApiKind::kStreamContext) {
         TSNode stream = arguments.syntax.find("stream", 0);
+        streamContext(item, arguments);
         stream_stack_.push_back(isNull(stream) ? std::string_view{} : textOf(stream));
         ++streams;
       } else if (!quiet()) {
@@ -594,6 +625,7 @@ void FunctionLowering::lowerWithItem(TSNode item, TSNode target,
         std::int32_t index = file_.addRegion(std::move(region), currentRegion());
         region_stack_.push_back(index);
         regions.push_back(index);
+        openRegionExtent(index, item);
       }
       --argument_depth_;
       if (!isNull(target)) bindTarget(target, ExprInfo{}, TSNode{});
@@ -654,8 +686,8 @@ ExprInfo FunctionLowering::quietEval(TSNode node) {
 
 ExprInfo FunctionLowering::dispatch(TSNode node) {
   TSSymbol symbol = ts_node_symbol(node);
-  if (symbol == g_.identifier) return evalIdentifier(node);
-  if (symbol == g_.attribute) return evalAttribute(node);
+  if (symbol == g_.identifier) return regionRead(node, evalIdentifier(node));
+  if (symbol == g_.attribute) return regionRead(node, evalAttribute(node));
   if (symbol == g_.call) return noteCallResult(node, evalCall(node));
   if (symbol == g_.subscript) return evalSubscript(node);
   if (symbol == g_.binary_operator) return evalBinary(node);
@@ -667,7 +699,7 @@ ExprInfo FunctionLowering::dispatch(TSNode node) {
     info.value = hostConstant(ValueOrigin::kLiteral);
     return info;
   }
-  if (symbol == g_.string) return evalString(node);
+  if (symbol == g_.string) return withStringFacts(node, evalString(node));
   if (symbol == g_.concatenated_string) {
     bool constant = true;
     for (Children it(file_.pool, node); it.valid(); it.next()) {
@@ -720,7 +752,8 @@ ExprInfo FunctionLowering::dispatch(TSNode node) {
     return info;
   }
   if (symbol == g_.yield) return lowerYield(node);
-  if (symbol == g_.dictionary || symbol == g_.pair || symbol == g_.await ||
+  if (symbol == g_.dictionary) return evalDictionary(node);
+  if (symbol == g_.pair || symbol == g_.await ||
       symbol == g_.list_splat || symbol == g_.dictionary_splat ||
       symbol == g_.parenthesized_list_splat || symbol == g_.slice || symbol == g_.as_pattern ||
       symbol == g_.keyword_argument) {
@@ -797,6 +830,7 @@ ExprInfo FunctionLowering::evalAttribute(TSNode node) {
     case ObjectKind::kInstance: {
       if (const AttributeFacts* facts = findAttribute(file_.index, object.class_index, name)) {
         ExprInfo read = attributeRead(*facts);
+        if (isSelfName(field(node, g_.f_object))) localAttribute(node, read);
         if (isSelfName(field(node, g_.f_object))) noteNameRead(flowPath(node), node, read);
         return read;
       }
@@ -818,6 +852,9 @@ ExprInfo FunctionLowering::evalAttribute(TSNode node) {
   }
   if (isHostAttribute(name)) {
     info.value = hostConstant(ValueOrigin::kNone);
+    if (name == "device" && object.value.isTensor()) {
+      info.device = object.pageable ? DeviceKind::kCpu : DeviceKind::kCuda;
+    }
   } else if (isTensorAttribute(name)) {
     info.value = tensorResultOf(object.value);
   }
@@ -833,7 +870,9 @@ ExprInfo FunctionLowering::evalSubscript(TSNode node) {
   TSNode mask_node{};
   for (Children it(file_.pool, node); it.valid(); it.next()) {
     if (it.field() != g_.f_subscript) continue;
-    ExprInfo part = eval(it.node());
+    bool slice = is(it.node(), g_.slice);
+    ExprInfo part = slice ? lowerSlice(it.node(), base, base_node, node) : eval(it.node());
+    if (!slice) emitIndexUse(it.node(), part, base, base_node, node);
     if (part.mask && mayBeTensor(part.value) && mask == nullptr) {
       mask_info = part;
       mask = &mask_info;
@@ -854,7 +893,7 @@ ExprInfo FunctionLowering::evalSubscript(TSNode node) {
     emitSync(node, "torch.Tensor.__getitem__", file_.text.brief(node), mask->value, mask_node,
              kFlagDataDependent | kFlagNeedsTensor);
   }
-  return info;
+  return optimizerSetting(node, base_node, std::move(info));
 }
 
 ExprInfo FunctionLowering::evalBinary(TSNode node) {
@@ -966,11 +1005,18 @@ ExprInfo FunctionLowering::evalString(TSNode node) {
 
 ExprInfo FunctionLowering::evalSequence(TSNode node) {
   bool constant = true;
+  bool host = true;
+  Value varying;
   for (Children it(file_.pool, node); it.valid(); it.next()) {
-    constant = eval(it.node()).value.kind == ValueKind::kHostConstant && constant;
+    Value value = eval(it.node()).value;
+    constant = value.kind == ValueKind::kHostConstant && constant;
+    host = value.isKnownHost() && host;
+    if (value.isHostVarying() && varying.kind == ValueKind::kUnknown) varying = value;
   }
   ExprInfo info;
   if (constant) info.value = hostConstant(ValueOrigin::kLiteral);
+  // (n, hidden) with n varying: a host value that varies with it.
+  if (!constant && host) info.value = hostVarying(varying.origin);
   return info;
 }
 

@@ -26,6 +26,10 @@ FileLowering::FileLowering(TSNode root_node, const SourceText& source_text, Curs
       extra_sync_functions.push_back(name);
     }
   }
+  std::string_view all = text.all();
+  default_device_may_change = all.find("set_default_device") != std::string_view::npos ||
+                              all.find("set_default_tensor_type") != std::string_view::npos ||
+                              all.find("with torch.device") != std::string_view::npos;
 }
 
 void FileLowering::run() {

@@ -41,6 +41,10 @@ class FileLowering {
   std::vector<std::string_view> extra_sync_functions;  // "pkg.mod.func"
   std::vector<std::string_view> extra_sync_methods;    // ".method", without the dot
 
+  // The file may change the default device (torch.set_default_device, `with torch.device(...)`):
+  // a factory given no device is then not known to allocate host memory.
+  bool default_device_may_change = false;
+
   // Final bindings of each function, for closures and module globals.
   std::vector<Bindings> final_bindings;
 

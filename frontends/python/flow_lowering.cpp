@@ -25,11 +25,11 @@ constexpr int kMaxReturnNodes = 256;
 // nothing needs converting): the result is the same block, not a new one.
 bool mayShareStorage(std::string_view name) {
   static constexpr std::string_view kNames[] = {
-      "view",      "view_as",   "reshape",  "reshape_as", "detach",   "squeeze",    "unsqueeze",
-      "flatten",   "unflatten", "t",        "transpose",  "permute",  "expand",     "expand_as",
-      "narrow",    "contiguous", "as_strided", "select",  "diagonal", "movedim",    "swapaxes",
-      "to",        "cuda",      "float",    "half",       "bfloat16", "double",     "int",
-      "long",      "type",      "type_as",  "requires_grad_", "mT",   "T"};
+      "view",    "view_as",    "reshape",    "reshape_as",     "detach",   "squeeze", "unsqueeze",
+      "flatten", "unflatten",  "t",          "transpose",      "permute",  "expand",  "expand_as",
+      "narrow",  "contiguous", "as_strided", "select",         "diagonal", "movedim", "swapaxes",
+      "to",      "cuda",       "float",      "half",           "bfloat16", "double",  "int",
+      "long",    "type",       "type_as",    "requires_grad_", "mT",       "T"};
   return std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames);
 }
 
@@ -37,8 +37,8 @@ bool mayShareStorage(std::string_view name) {
 // graph's buffer.
 bool isViewMethod(std::string_view name) {
   static constexpr std::string_view kNames[] = {
-      "view",    "view_as",  "reshape",   "reshape_as", "detach",  "squeeze", "unsqueeze",
-      "flatten", "unflatten", "t",        "transpose",  "permute", "expand",  "expand_as",
+      "view",    "view_as",    "reshape", "reshape_as", "detach",  "squeeze", "unsqueeze",
+      "flatten", "unflatten",  "t",       "transpose",  "permute", "expand",  "expand_as",
       "narrow",  "as_strided", "select",  "diagonal",   "movedim", "swapaxes"};
   return std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames);
 }
@@ -95,6 +95,12 @@ void addName(std::vector<RegionName>& names, std::string name, SourceRange range
   entry.value = value;
   entry.value.text = entry.name;
   names.push_back(std::move(entry));
+}
+
+// Can a value bound under capture be a buffer of the graph (not a host value, not an object)?
+bool mayBeOutput(const ExprInfo& info) {
+  return !info.value.isKnownHost() && info.object == ObjectKind::kNone &&
+         info.function == kNoFunction && isNull(info.node);
 }
 
 bool isCallableRegion(const CaptureRegion& region) {
@@ -170,10 +176,7 @@ void FunctionLowering::noteBound(std::string_view name, ExprInfo& info) {
   if (region_stack_.empty() || mode_ != Mode::kNormal) return;
   for (std::int32_t region : region_stack_) flow_.bound_in_region[region].emplace(name);
   // A value computed under capture lives in the graph's pool: every replay rewrites it.
-  if (!info.value.isKnownHost() && info.object == ObjectKind::kNone &&
-      info.function == kNoFunction && isNull(info.node)) {
-    info.output_of = region_stack_.back();
-  }
+  if (mayBeOutput(info)) info.output_of = region_stack_.back();
 }
 
 void FunctionLowering::noteBinding(TSNode target, const ExprInfo& info, TSNode value,
@@ -225,8 +228,7 @@ void FunctionLowering::noteBinding(TSNode target, const ExprInfo& info, TSNode v
   if (self_attribute) {
     flow_.self_values[path] = info.value;
     for (std::int32_t region : region_stack_) flow_.bound_in_region[region].insert(path);
-    if (!region_stack_.empty() && self_class_ >= 0 && !info.value.isKnownHost() &&
-        info.object == ObjectKind::kNone && info.function == kNoFunction) {
+    if (!region_stack_.empty() && self_class_ >= 0 && mayBeOutput(info)) {
       file_.flow.attribute_outputs[{self_class_, path.substr(self_name_.size() + 1)}] =
           region_stack_.back();
     }
@@ -260,11 +262,12 @@ void FunctionLowering::noteBinding(TSNode target, const ExprInfo& info, TSNode v
   event.target = path;
   event.subject = described(info.value, isNull(value) ? target : value);
   event.output_of = info.output_of;
+  if (!region_stack_.empty() && mayBeOutput(info)) event.output_of = region_stack_.back();
   if (!isNull(value)) {
     event.source = sourcePath(value);
     TSNode shown = unparenthesize(file_.pool, value);
-    bool computed = is(shown, g_.call) || is(shown, g_.binary_operator) ||
-                    is(shown, g_.unary_operator);
+    bool computed =
+        is(shown, g_.call) || is(shown, g_.binary_operator) || is(shown, g_.unary_operator);
     if (info.value.isTensor() && event.source.empty() && computed) {
       event.flags |= kFlagFreshTensor;
     }
@@ -283,8 +286,8 @@ void FunctionLowering::noteSubscriptStore(TSNode target, const ExprInfo& base, c
   for (Children it(file_.pool, target); it.valid(); it.next()) {
     if (it.field() == g_.f_subscript && is(it.node(), g_.slice)) slice = true;
   }
-  if (base.value.isTensor() || ((slice || augmented) && !base.value.isKnownHost() &&
-                                base.object == ObjectKind::kNone)) {
+  if (base.value.isTensor() ||
+      ((slice || augmented) && !base.value.isKnownHost() && base.object == ObjectKind::kNone)) {
     // x[:n] = y, x[i] += y: the tensor's own block is written.
     Event& event = emit(EventKind::kInPlaceUpdate, target);
     if (!isNull(value)) {
@@ -352,8 +355,8 @@ void FunctionLowering::noteNameRead(std::string_view path, TSNode node, ExprInfo
       value = known->second;
     }
     // self.<attr> bound under a capture (here or in another method): the graph's output.
-    auto output = file_.flow.attribute_outputs.find(
-        {self_class_, name.substr(self_name_.size() + 1)});
+    auto output =
+        file_.flow.attribute_outputs.find({self_class_, name.substr(self_name_.size() + 1)});
     if (info.output_of < 0 && output != file_.flow.attribute_outputs.end()) {
       info.output_of = output->second;
     }
@@ -392,8 +395,8 @@ void FunctionLowering::noteFlowMethod(const Callee& callee, TSNode call,
     std::string path = flowPath(callee.receiver_node);
     if (path.empty()) return;
     Event& event = emit(EventKind::kReplay, call);
-    event.api = receiver.object == ObjectKind::kCudaGraph ? "torch.cuda.CUDAGraph.replay"
-                                                           : "replay";
+    event.api =
+        receiver.object == ObjectKind::kCudaGraph ? "torch.cuda.CUDAGraph.replay" : "replay";
     event.text = file_.text.brief(call);
     event.target = std::move(path);
     return;
@@ -406,8 +409,7 @@ void FunctionLowering::noteFlowMethod(const Callee& callee, TSNode call,
     TSNode value = arguments.syntax.positional[position];
     TSNode shown = unparenthesize(file_.pool, value);
     std::string api = std::string(name);
-    if ((name == "extend" || name == "extendleft") &&
-        (is(shown, g_.list) || is(shown, g_.tuple))) {
+    if ((name == "extend" || name == "extendleft") && (is(shown, g_.list) || is(shown, g_.tuple))) {
       for (Children it(file_.pool, shown); it.valid(); it.next()) {
         emitStore(api, path, it.node(), quietEval(it.node()));
       }
@@ -511,8 +513,8 @@ ExprInfo FunctionLowering::noteCallResult(TSNode call, ExprInfo result) {
       if (!visible) continue;
       if (!quiet()) {
         Event& event = emit(EventKind::kReplay, call);
-        event.api = region.kind == RegionKind::kGraphedCallable ? "graphed callable"
-                                                                 : "compiled call";
+        event.api =
+            region.kind == RegionKind::kGraphedCallable ? "graphed callable" : "compiled call";
         event.text = file_.text.brief(call);
         event.target = path;
       }

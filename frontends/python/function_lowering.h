@@ -16,7 +16,9 @@
 #include "frontends/python/call_arguments.h"
 #include "frontends/python/file_lowering.h"
 #include "frontends/python/flow_state.h"
+#include "frontends/python/host_facts.h"
 #include "frontends/python/python_apis.h"
+#include "frontends/python/shape_arguments.h"
 
 namespace graphsafe::python {
 
@@ -124,6 +126,7 @@ class FunctionLowering {
   ExprInfo callTensorMethod(const Callee& callee, TSNode call, const Arguments& arguments);
   ExprInfo callValue(const Callee& callee, TSNode call, const Arguments& arguments);
   ExprInfo moduleCallResult(const Arguments& arguments) const;
+  bool isUnboundMethodCall(TSNode call) const;
   bool isExtraSyncFunction(std::string_view qualified) const;
   bool isUnshadowedBuiltin(TSNode function, std::string_view name) const;
 
@@ -161,6 +164,56 @@ class FunctionLowering {
   std::string flowPath(TSNode node) const;
   std::string sourcePath(TSNode node) const;
 
+  // ---- host values read under capture (host_value_origins.cpp) ----
+  void openRegionExtent(std::int32_t region, TSNode site);
+  bool capturedOnceIn(TSNode loop, TSNode site) const;
+  ExprInfo regionRead(TSNode node, ExprInfo info);
+  void bindLocalAttribute(TSNode target, const ExprInfo& info);
+  bool localAttribute(TSNode node, ExprInfo& out) const;
+  void noteHostBinding(std::string_view name);
+  ExprInfo optimizerSetting(TSNode subscript, TSNode base, ExprInfo info) const;
+
+  // ---- shapes (shape_lowering.cpp) ----
+  void emitShapeUse(TSNode node, const Value& value, std::string_view api, TSNode call,
+                    const ExprInfo* receiver, TSNode receiver_node);
+  void emitShapeArgument(TSNode node, const ExprInfo& info, std::string_view api, TSNode call,
+                         const ExprInfo* receiver, TSNode receiver_node);
+  void emitShapeUses(const ShapeArguments& shape, std::string_view api, TSNode call,
+                     const Arguments& arguments, const ExprInfo* receiver, TSNode receiver_node);
+  ExprInfo lowerSlice(TSNode slice, const ExprInfo& base, TSNode base_node, TSNode subscript);
+  void emitIndexUse(TSNode index, const ExprInfo& info, const ExprInfo& base, TSNode base_node,
+                    TSNode subscript);
+
+  // ---- streams (stream_lowering.cpp) ----
+  bool isCaptureStream(const ExprInfo& info, TSNode node) const;
+  bool isForked(std::string_view name) const;
+  void emitStreamEvent(EventKind kind, TSNode call, std::string api, std::string stream);
+  void streamContext(TSNode site, const Arguments& arguments);
+  bool lowerStreamMethod(const Callee& callee, TSNode call, const Arguments& arguments);
+
+  // ---- host side effects (side_effect_lowering.cpp) ----
+  enum class Lifetime : std::uint8_t { kFresh, kOutlives, kParameter };
+  Lifetime lifetimeOf(TSNode node) const;
+  void emitHostEffect(TSNode range_node, std::string api, const Value& subject,
+                      TSNode subject_node, std::uint16_t flags);
+  void noteGlobalDeclaration(TSNode statement);
+  void noteHostWrite(TSNode target, const ExprInfo& base, const ExprInfo& info, bool augmented);
+  void noteContainerMethod(const Callee& callee, TSNode call, const Arguments& arguments);
+  void notePrint(TSNode call, const Arguments& arguments);
+  bool noteLoggingApi(std::string_view qualified, TSNode call, const Arguments& arguments);
+  bool noteLoggerMethod(const Callee& callee, TSNode call, const Arguments& arguments);
+  ExprInfo evalDictionary(TSNode node);
+
+  // ---- host memory and copies to the device (host_copy_lowering.cpp) ----
+  ExprInfo withStringFacts(TSNode node, ExprInfo info) const;
+  DeviceKind deviceArgument(const ExprInfo* info, TSNode node) const;
+  bool isHostData(const ExprInfo* info, TSNode node) const;
+  ExprInfo torchDeviceCall(const Arguments& arguments) const;
+  std::uint16_t factoryCopy(std::string_view canonical, const Arguments& arguments,
+                            ExprInfo& result) const;
+  std::uint16_t methodCopy(std::string_view name, const ExprInfo& receiver,
+                           const Arguments& arguments, ExprInfo& result) const;
+
   // ---- events ----
   Event& emit(EventKind kind, TSNode range_node);
   Value described(const Value& value, TSNode node) const;
@@ -192,6 +245,7 @@ class FunctionLowering {
   std::int32_t self_class_ = -1;
   std::string_view self_name_;
   FunctionFlow flow_;
+  FunctionHostFacts host_;
 };
 
 }  // namespace graphsafe::python

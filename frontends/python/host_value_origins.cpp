@@ -15,9 +15,16 @@ namespace {
 // anyone writes.
 constexpr int kMaxParentWalk = 512;
 
-bool hasSiteIn(const std::vector<std::uint32_t>& sites, std::uint32_t begin, std::uint32_t end) {
-  for (std::uint32_t site : sites) {
-    if (site >= begin && site < end) return true;
+using Sites = std::vector<BindingSites::Site>;
+
+// Is there a binding in [begin, end) that can change the value? Binding the literal the value
+// was last bound to (`n = 8` on every iteration) changes nothing.
+bool hasSiteIn(const Sites& sites, std::uint32_t begin, std::uint32_t end,
+               std::string_view same_literal = {}) {
+  for (const BindingSites::Site& site : sites) {
+    if (site.offset < begin || site.offset >= end) continue;
+    if (!same_literal.empty() && site.literal == same_literal) continue;
+    return true;
   }
   return false;
 }
@@ -31,20 +38,22 @@ void FunctionLowering::openRegionExtent(std::int32_t region, TSNode site) {
   extent.site = site;
   extent.begin = ts_node_start_byte(site);
   extent.end = ts_node_end_byte(site);
+  bool with_block = false;
   TSNode node = site;
   for (int step = 0; step < 8 && !isNull(node); ++step) {
     if (is(node, g_.with_statement)) {
       extent.end = ts_node_end_byte(node);
+      with_block = true;
       break;
     }
     node = ts_node_parent(node);
   }
-  if (is(site, g_.call)) {
+  if (!with_block) {
     // capture_begin(): the region runs until the first capture_end() after it in this function.
-    TSNode body = decl().node;
-    std::uint32_t limit = isNull(body) ? static_cast<std::uint32_t>(file_.text.all().size())
-                                       : ts_node_end_byte(body);
+    TSNode function = decl().node;
     std::string_view all = file_.text.all();
+    auto limit = isNull(function) ? static_cast<std::uint32_t>(all.size())
+                                  : ts_node_end_byte(function);
     std::size_t found = all.find("capture_end", extent.end);
     extent.end = found != std::string_view::npos && found < limit
                      ? static_cast<std::uint32_t>(found)
@@ -76,7 +85,10 @@ bool FunctionLowering::capturedOnceIn(TSNode loop, TSNode site) const {
 }
 
 ExprInfo FunctionLowering::regionRead(TSNode node, ExprInfo info) {
-  if (mode_ != Mode::kNormal || !host_.sites || !info.value.isKnownHost()) return info;
+  // A value already known to vary keeps its own reason; only constants can turn out to vary.
+  if (mode_ != Mode::kNormal || !host_.sites || info.value.kind != ValueKind::kHostConstant) {
+    return info;
+  }
   std::int32_t region = currentRegion();
   if (region < 0) return info;
   const RegionExtent* extent = nullptr;
@@ -87,11 +99,16 @@ ExprInfo FunctionLowering::regionRead(TSNode node, ExprInfo info) {
     }
   }
   if (extent == nullptr) return info;
-  const std::vector<std::uint32_t>* sites = host_.sites->sitesOf(textOf(node));
+  const Sites* sites = host_.sites->sitesOf(textOf(node));
   if (sites == nullptr) return info;
   std::uint32_t read = ts_node_start_byte(node);
   // Bound inside the region before this read: the region reads its own value.
   if (hasSiteIn(*sites, extent->begin, read)) return info;
+  // The literal of the last binding before the region, when it was one.
+  std::string_view literal;
+  for (const BindingSites::Site& site : *sites) {
+    if (site.offset < extent->begin) literal = site.literal;
+  }
   // A loop that captures on every iteration makes one graph per value: bindings after it are
   // not what its graphs read.
   std::uint32_t until = UINT32_MAX;
@@ -102,15 +119,15 @@ ExprInfo FunctionLowering::regionRead(TSNode node, ExprInfo info) {
     }
   }
   ValueOrigin origin = ValueOrigin::kNone;
-  if (hasSiteIn(*sites, extent->end, until)) origin = ValueOrigin::kReassigned;
+  if (hasSiteIn(*sites, extent->end, until, literal)) origin = ValueOrigin::kReassigned;
   for (const BindingSites::Loop& loop : host_.sites->loops()) {
     if (origin != ValueOrigin::kNone) break;
     if (loop.begin >= extent->begin || loop.end < extent->end) continue;  // not around it
     if (loop.end > until || !capturedOnceIn(loop.node, extent->site)) continue;
     if (hasSiteIn(*sites, loop.target_begin, loop.target_end)) {
       origin = ValueOrigin::kLoopVariable;
-    } else if (hasSiteIn(*sites, loop.begin, extent->begin) ||
-               hasSiteIn(*sites, extent->end, loop.end)) {
+    } else if (hasSiteIn(*sites, loop.begin, extent->begin, literal) ||
+               hasSiteIn(*sites, extent->end, loop.end, literal)) {
       origin = ValueOrigin::kReassigned;
     }
   }
@@ -135,6 +152,30 @@ bool FunctionLowering::localAttribute(TSNode node, ExprInfo& out) const {
   if (local == nullptr) return false;
   out.value = local->value;
   return true;
+}
+
+ExprInfo FunctionLowering::optimizerSetting(TSNode subscript, TSNode base, ExprInfo info) const {
+  // optimizer.param_groups[0]["lr"], or group["lr"] over the groups: schedulers rewrite these
+  // between steps.
+  static constexpr std::string_view kSettings[] = {"lr",           "initial_lr", "momentum",
+                                                   "weight_decay", "betas",      "eps"};
+  if (info.value.isTensor()) return info;
+  std::string_view key;
+  TSNode index{};
+  for (Children it(file_.pool, subscript); it.valid(); it.next()) {
+    if (it.field() == g_.f_subscript) index = it.node();
+  }
+  if (isNull(index) || !plainStringValue(file_.pool, file_.text, index, key)) return info;
+  if (std::find(std::begin(kSettings), std::end(kSettings), key) == std::end(kSettings)) {
+    return info;
+  }
+  std::string_view owner = textOf(base);
+  if (owner.find("param_groups") == std::string_view::npos &&
+      owner.find("group") == std::string_view::npos) {
+    return info;
+  }
+  info.value = hostVarying(ValueOrigin::kHostCall);
+  return info;
 }
 
 void FunctionLowering::noteHostBinding(std::string_view name) {

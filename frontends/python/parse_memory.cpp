@@ -45,10 +45,12 @@ void countedFree(void* block) {
 
 void installParseMemoryMeter() {
   static std::once_flag once;
-  std::call_once(once,
-                 [] { ts_set_allocator(countedMalloc, countedCalloc, countedRealloc, countedFree); });
+  std::call_once(
+      once, [] { ts_set_allocator(countedMalloc, countedCalloc, countedRealloc, countedFree); });
 }
 
-std::int64_t parseMemoryInUse() { return held_bytes; }
+std::int64_t parseMemoryInUse() {
+  return held_bytes;
+}
 
 }  // namespace graphsafe::python

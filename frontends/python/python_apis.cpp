@@ -1,5 +1,6 @@
 #include "frontends/python/python_apis.h"
 
+#include <algorithm>
 #include <initializer_list>
 #include <unordered_map>
 #include <unordered_set>
@@ -263,6 +264,10 @@ ApiKind classifyFunction(std::string_view canonical) {
       return ApiKind::kNnModule;
     }
     return ApiKind::kNone;
+  }
+  if (startsWith(canonical, "torch.ops.") &&
+      std::count(canonical.begin(), canonical.end(), '.') >= 3) {
+    return ApiKind::kTensorFunction;  // torch.ops.<namespace>.<op>: a custom operator
   }
   if (startsWith(canonical, "torch.")) {
     std::string_view name = canonical.substr(6);

@@ -8,7 +8,9 @@ namespace {
 
 using Table = std::unordered_map<std::string_view, ShapeArguments>;
 
-constexpr std::uint8_t bit(int position) { return static_cast<std::uint8_t>(1u << position); }
+constexpr std::uint8_t bit(int position) {
+  return static_cast<std::uint8_t>(1u << position);
+}
 
 ShapeArguments varargs(std::int8_t from, std::string_view keyword) {
   ShapeArguments shape;
@@ -17,8 +19,7 @@ ShapeArguments varargs(std::int8_t from, std::string_view keyword) {
   return shape;
 }
 
-ShapeArguments at(std::uint8_t positions, std::string_view keyword,
-                  std::string_view other = {}) {
+ShapeArguments at(std::uint8_t positions, std::string_view keyword, std::string_view other = {}) {
   ShapeArguments shape;
   shape.positions = positions;
   shape.keywords = {keyword, other};
@@ -28,8 +29,8 @@ ShapeArguments at(std::uint8_t positions, std::string_view keyword,
 const Table& functions() {
   static const Table table = [] {
     Table t;
-    for (std::string_view name : {"torch.zeros", "torch.ones", "torch.empty", "torch.rand",
-                                  "torch.randn"}) {
+    for (std::string_view name :
+         {"torch.zeros", "torch.ones", "torch.empty", "torch.rand", "torch.randn"}) {
       t.emplace(name, varargs(0, "size"));
     }
     t.emplace("torch.full", at(bit(0), "size"));

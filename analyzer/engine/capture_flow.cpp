@@ -1,0 +1,273 @@
+#include "analyzer/engine/capture_flow.h"
+
+#include <algorithm>
+#include <functional>
+
+namespace graphsafe {
+
+namespace {
+
+// A handle is rarely stored under more names than this; the set stays small and bounded.
+constexpr std::size_t kMaxHandles = 16;
+constexpr int kMaxAliasRounds = 3;
+
+std::string_view classOf(const FunctionModel& function) {
+  if (!function.is_method) return {};
+  std::string_view name = function.qualified_name;
+  std::size_t dot = name.rfind('.');
+  return dot == std::string_view::npos ? std::string_view{} : name.substr(0, dot);
+}
+
+bool isSelfPath(std::string_view path) {
+  return path.starts_with("self.");
+}
+
+std::string_view rootOf(std::string_view path) {
+  return path.substr(0, path.find('.'));
+}
+
+bool isBodyRegion(const CaptureRegion& region) {
+  return !region.whole_function;
+}
+
+// The innermost function whose definition holds `position`, other than `skip`.
+const FunctionModel* innermostAt(const FileModel& file, std::uint32_t position,
+                                 const FunctionModel* skip) {
+  const FunctionModel* best = nullptr;
+  for (const FunctionModel& function : file.functions) {
+    if (&function == skip) continue;
+    if (!function.is_module_level && !CaptureFlow::contains(function.body, position)) continue;
+    if (best == nullptr || best->is_module_level ||
+        (!function.is_module_level &&
+         function.body.end - function.body.begin < best->body.end - best->body.begin)) {
+      best = &function;
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+CaptureFlow::CaptureFlow(const FileModel& file) : file_(file), regions_(file.regions.size()) {
+  for (std::size_t r = 0; r < file.regions.size(); ++r) {
+    const CaptureRegion& region = file.regions[r];
+    RegionFlow& flow = regions_[r];
+    const FunctionModel* target =
+        region.function < file.functions.size() ? &file.functions[region.function] : nullptr;
+    if (isBodyRegion(region)) {
+      flow.home = target;
+      flow.reader = target;
+    } else {
+      flow.global_handle = region.kind == RegionKind::kCompiled && target != nullptr &&
+                           !region.handle.empty() && region.handle == target->qualified_name;
+      // A decorator sits inside the definition it decorates: the capture's home is outside it.
+      flow.home = innermostAt(file, region.site.begin, flow.global_handle ? target : nullptr);
+      flow.reader = target;
+    }
+    flow.inputs = region.inputs;
+    flow.span = region.span;
+    if (file.language == Language::kCuda) collectCppFacts(r);
+    collectHandles(r);
+  }
+  for (std::size_t r = 0; r < file.regions.size(); ++r) collectReplays(r);
+}
+
+std::string_view CaptureFlow::target(const Event& event) const {
+  if (!event.target.empty() || file_.language != Language::kCuda) return event.target;
+  return event.subject.text;
+}
+
+void CaptureFlow::collectCppFacts(std::size_t r) {
+  const CaptureRegion& region = file_.regions[r];
+  RegionFlow& flow = regions_[r];
+  flow.any_launch = region.handle.empty();
+  if (flow.home == nullptr) return;
+  // The capture's extent and the pointers its launches read, from the events it records.
+  std::uint32_t end = std::max(region.site.end, flow.span.end);
+  SourceRange last = region.site;
+  for (const Event& event : flow.home->events) {
+    if (event.region != static_cast<std::int32_t>(r)) continue;
+    if (event.range.end > end) {
+      end = event.range.end;
+      last = event.range;
+    }
+    if (!region.inputs.empty()) continue;
+    if (event.kind != EventKind::kTensorOp && event.kind != EventKind::kCall) continue;
+    for (const Value& argument : event.args) {
+      if (!argument.isTensor() || argument.text.empty()) continue;
+      bool identifier = std::all_of(argument.text.begin(), argument.text.end(), [](char c) {
+        return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+               (c >= '0' && c <= '9');
+      });
+      if (!identifier) continue;
+      bool known = false;
+      for (const RegionName& input : flow.inputs) known = known || input.name == argument.text;
+      if (!known) flow.inputs.push_back({argument.text, event.range, argument});
+    }
+  }
+  if (flow.span.end == 0) {
+    flow.span = region.site;
+    flow.span.end = end;
+    flow.span.stop = last.stop;
+  }
+}
+
+bool CaptureFlow::bindsLocally(const FunctionModel& function, std::string_view name) {
+  if (function.is_module_level) return false;
+  for (const Parameter& parameter : function.params) {
+    if (parameter.name == name) return true;
+  }
+  for (const Event& event : function.events) {
+    if (event.kind == EventKind::kBind && event.target == name) return true;
+  }
+  return false;
+}
+
+bool CaptureFlow::sameScope(const FunctionModel& anchor, const FunctionModel& other,
+                            std::string_view path) const {
+  if (&anchor == &other) return true;
+  if (file_.language == Language::kCuda) return false;
+  if (isSelfPath(path)) {
+    std::string_view owner = classOf(anchor);
+    return !owner.empty() && owner == classOf(other);
+  }
+  std::string_view root = rootOf(path);
+  if (!anchor.is_module_level && bindsLocally(anchor, root)) return false;  // a local
+  return other.is_module_level || !bindsLocally(other, root);
+}
+
+void CaptureFlow::collectHandles(std::size_t r) {
+  const CaptureRegion& region = file_.regions[r];
+  RegionFlow& flow = regions_[r];
+  if (region.handle.empty()) return;
+  flow.handles.push_back(region.handle);
+  if (flow.home == nullptr || flow.global_handle) return;
+  // `self.graphs[bs] = g` after the capture, `g = self.graphs[bs]` before it: the same graph.
+  for (int round = 0; round < kMaxAliasRounds; ++round) {
+    bool grew = false;
+    for (const Event& event : flow.home->events) {
+      if (event.kind != EventKind::kBind && event.kind != EventKind::kStore) continue;
+      if (event.target.empty() || event.source.empty()) continue;
+      bool has_target = isHandle(r, event.target);
+      bool has_source = isHandle(r, event.source);
+      if (has_target == has_source || flow.handles.size() >= kMaxHandles) continue;
+      flow.handles.push_back(has_target ? event.source : event.target);
+      grew = true;
+    }
+    if (!grew) break;
+  }
+}
+
+bool CaptureFlow::isHandle(std::size_t region, std::string_view path) const {
+  const auto& handles = regions_[region].handles;
+  return std::find(handles.begin(), handles.end(), path) != handles.end();
+}
+
+void CaptureFlow::collectReplays(std::size_t r) {
+  RegionFlow& flow = regions_[r];
+  if (flow.any_launch && flow.home != nullptr) {
+    for (const Event& event : flow.home->events) {
+      if (event.kind == EventKind::kReplay) flow.replays.push_back({flow.home, &event});
+    }
+    return;
+  }
+  if (flow.handles.empty()) return;
+  const FunctionModel* anchor = flow.home != nullptr ? flow.home : flow.reader;
+  auto visible = [&](const FunctionModel& function, std::string_view path) {
+    return flow.global_handle || (anchor != nullptr && sameScope(*anchor, function, path));
+  };
+  for (const FunctionModel& function : file_.functions) {
+    for (const Event& event : function.events) {
+      if (event.kind != EventKind::kReplay) continue;
+      bool replays = isHandle(r, event.target) && visible(function, event.target);
+      if (!replays && !function.is_module_level) {
+        // g = self.graphs[bs]; g.replay(): a local alias of the handle.
+        for (const Event& bind : function.events) {
+          if (bind.range.begin >= event.range.begin) break;
+          if (bind.kind == EventKind::kBind && bind.target == event.target &&
+              !bind.source.empty() && isHandle(r, bind.source) && visible(function, bind.source)) {
+            replays = true;
+          }
+        }
+      }
+      if (replays) flow.replays.push_back({&function, &event});
+    }
+  }
+}
+
+bool CaptureFlow::afterCapture(std::size_t region, const FunctionModel& function,
+                               std::uint32_t position) const {
+  if (&function != regions_[region].home) return true;
+  return position >= regions_[region].span.end;
+}
+
+bool CaptureFlow::recapturedBetween(std::size_t region, const FunctionModel& function,
+                                    std::uint32_t from, std::uint32_t to) const {
+  for (std::size_t other = 0; other < file_.regions.size(); ++other) {
+    if (other == region || regions_[other].home != &function) continue;
+    const CaptureRegion& capture = file_.regions[other];
+    if (capture.handle.empty() || !isHandle(region, capture.handle)) continue;
+    if (regions_[other].span.begin > from && regions_[other].span.begin < to) return true;
+  }
+  return false;
+}
+
+const SourceRange* CaptureFlow::commonLoop(const FunctionModel& function, std::uint32_t a,
+                                           std::uint32_t b) {
+  const SourceRange* best = nullptr;
+  for (const SourceRange& loop : function.loops) {
+    if (!contains(loop, a) || !contains(loop, b)) continue;
+    if (best == nullptr || loop.end - loop.begin < best->end - best->begin) best = &loop;
+  }
+  return best;
+}
+
+const CaptureFlow::Site* CaptureFlow::replayAfter(std::size_t region, const FunctionModel& function,
+                                                  std::uint32_t position) const {
+  const SourceRange& capture = regions_[region].span;
+  bool home = &function == regions_[region].home;
+  for (const Site& site : regions_[region].replays) {
+    if (site.function != &function) continue;
+    std::uint32_t replay = site.event->range.begin;
+    if (replay > position) {
+      if (!recapturedBetween(region, function, position, replay)) return &site;
+      continue;
+    }
+    const SourceRange* loop = commonLoop(function, position, replay);
+    if (loop == nullptr) continue;
+    if (home && contains(*loop, capture.begin)) continue;  // every iteration captures anew
+    return &site;
+  }
+  return nullptr;
+}
+
+const CaptureFlow::Site* CaptureFlow::replayBefore(std::size_t region,
+                                                   const FunctionModel& function,
+                                                   std::uint32_t position) const {
+  const SourceRange& capture = regions_[region].span;
+  bool home = &function == regions_[region].home;
+  for (const Site& site : regions_[region].replays) {
+    if (site.function != &function) continue;
+    std::uint32_t replay = site.event->range.begin;
+    if (replay < position && afterCapture(region, function, replay)) return &site;
+    const SourceRange* loop = commonLoop(function, position, replay);
+    if (loop == nullptr) continue;
+    if (home && contains(*loop, capture.begin)) continue;
+    return &site;
+  }
+  return nullptr;
+}
+
+const FunctionModel* CaptureFlow::functionOf(const Event& event) const {
+  for (const FunctionModel& function : file_.functions) {
+    if (function.events.empty()) continue;
+    const Event* first = function.events.data();
+    const Event* last = first + function.events.size();
+    if (!std::less<const Event*>()(&event, first) && std::less<const Event*>()(&event, last)) {
+      return &function;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace graphsafe

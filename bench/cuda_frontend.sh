@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# The CUDA C++ frontend's cost, by hand (not part of the test suite):
+#   tu   FILE...  graphsafe's analysis of each translation unit against `clang-19 -fsyntax-only`
+#                 with the same flags, with the CUDA toolkit and with the built-in declarations;
+#   tree DIR      a whole tree, with the lexical pre-filter and without it
+#                 (GRAPHSAFE_CUDA_PREFILTER=off parses every C++ file).
+# Prints the median of REPEAT runs (default 3) of user+system CPU seconds, which a busy machine
+# inflates far less than wall time, and the wall time.
+#
+#   bash bench/cuda_frontend.sh tu fixtures/cuda/gs301_non_capture_stream_bad.cu
+#   bash bench/cuda_frontend.sh tree /path/to/flashinfer/include
+set -euo pipefail
+
+GRAPHSAFE=${GRAPHSAFE:-build/graphsafe}
+CLANG=${CLANG:-clang-19}
+CUDA=${CUDA:-/usr/local/cuda}
+REPEAT=${REPEAT:-3}
+JOBS=${JOBS:-$(nproc)}
+
+# Median of REPEAT runs of a command: "cpu_seconds wall_seconds".
+measure() {
+  local samples=()
+  for _ in $(seq "$REPEAT"); do
+    local out
+    out=$( { /usr/bin/time -f '%U %S %e' "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -1)
+    samples+=("$(awk '{printf "%.3f %.3f\n", $1 + $2, $3}' <<<"$out")")
+  done
+  printf '%s\n' "${samples[@]}" | sort -n | awk -v n="$REPEAT" 'NR == int((n + 1) / 2)'
+}
+
+# The flags the frontend gives Clang for a .cu file (frontends/cuda/compile_flags.cpp).
+shim=$(mktemp -d)
+trap 'rm -rf "$shim"' EXIT
+: >"$shim/texture_fetch_functions.h"
+cuda_flags=(-x cuda --cuda-host-only "--cuda-path=$CUDA" -nocudalib -idirafter "$shim"
+            -isystem "$CUDA/include/cccl" -std=c++17 -fsyntax-only -w -ferror-limit=0
+            -Wno-unknown-cuda-version)
+
+case "${1:-}" in
+  tu)
+    shift
+    printf '%-48s %22s %22s %22s\n' "file" "clang -fsyntax-only" "graphsafe (toolkit)" \
+      "graphsafe (built-in)"
+    for file in "$@"; do
+      read -r clang_cpu clang_wall < <(measure "$CLANG" "${cuda_flags[@]}" "$file")
+      read -r tk_cpu tk_wall < <(GRAPHSAFE_CUDA_PATH=$CUDA measure "$GRAPHSAFE" check --exit-zero \
+        -j 1 "$file")
+      read -r bi_cpu bi_wall < <(GRAPHSAFE_CUDA_PATH=none measure "$GRAPHSAFE" check --exit-zero \
+        -j 1 "$file")
+      printf '%-48s %10ss cpu %6ss %10ss cpu %6ss %10ss cpu %6ss\n' "$(basename "$file")" \
+        "$clang_cpu" "$clang_wall" "$tk_cpu" "$tk_wall" "$bi_cpu" "$bi_wall"
+    done
+    ;;
+  tree)
+    dir=$2
+    files=$(find "$dir" -type f \( -name '*.cu' -o -name '*.cuh' -o -name '*.cpp' -o -name '*.cc' \
+      -o -name '*.h' -o -name '*.hpp' \) | wc -l)
+    echo "$dir: $files C++/CUDA files, -j $JOBS"
+    read -r on_cpu on_wall < <(measure "$GRAPHSAFE" check --exit-zero -j "$JOBS" "$dir")
+    read -r off_cpu off_wall < <(GRAPHSAFE_CUDA_PREFILTER=off measure "$GRAPHSAFE" check \
+      --exit-zero -j "$JOBS" "$dir")
+    printf 'with the pre-filter:    %8ss cpu %8ss wall\n' "$on_cpu" "$on_wall"
+    printf 'without the pre-filter: %8ss cpu %8ss wall\n' "$off_cpu" "$off_wall"
+    ;;
+  *)
+    sed -n '2,12p' "$0"
+    exit 2
+    ;;
+esac

@@ -1,0 +1,1445 @@
+#include "frontends/cuda/ast_lowering.h"
+
+#include <clang/AST/ASTContext.h>
+#include <clang/AST/ExprCXX.h>
+#include <clang/AST/RecursiveASTVisitor.h>
+#include <clang/Basic/SourceManager.h>
+#include <clang/Lex/Lexer.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "frontends/cuda/cuda_api_table.h"
+
+namespace graphsafe::cuda {
+
+namespace {
+
+using clang::dyn_cast;
+using clang::dyn_cast_or_null;
+using clang::isa;
+
+constexpr std::size_t kMaxTextLength = 120;
+constexpr int kMaxDepth = 16;
+constexpr std::size_t kMaxSignatureNodes = 20000;
+
+std::string pointerKey(char tag, const void* pointer) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%c%" PRIxPTR, tag, reinterpret_cast<std::uintptr_t>(pointer));
+  return buffer;
+}
+
+std::uint64_t pointerId(const void* pointer) {
+  return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(pointer));
+}
+
+// Strips what does not change which object an expression names: parentheses, casts,
+// temporaries, copies.
+const clang::Expr* strip(const clang::Expr* expr) {
+  for (int i = 0; expr != nullptr && i < kMaxDepth; ++i) {
+    const clang::Expr* next = expr->IgnoreParenCasts();
+    if (const auto* temporary = dyn_cast<clang::MaterializeTemporaryExpr>(next)) {
+      next = temporary->getSubExpr();
+    } else if (const auto* bind = dyn_cast<clang::CXXBindTemporaryExpr>(next)) {
+      next = bind->getSubExpr();
+    } else if (const auto* cleanups = dyn_cast<clang::ExprWithCleanups>(next)) {
+      next = cleanups->getSubExpr();
+    } else if (const auto* construct = dyn_cast<clang::CXXConstructExpr>(next);
+               construct != nullptr && construct->getNumArgs() == 1 &&
+               construct->getConstructor() != nullptr &&
+               construct->getConstructor()->isCopyOrMoveConstructor()) {
+      next = construct->getArg(0);
+    }
+    if (next == expr) return expr;
+    expr = next;
+  }
+  return expr;
+}
+
+// `&x` -> `x`, through casts: the object an out-parameter names.
+const clang::Expr* pointee(const clang::Expr* expr) {
+  expr = strip(expr);
+  if (const auto* unary = dyn_cast_or_null<clang::UnaryOperator>(expr);
+      unary != nullptr && unary->getOpcode() == clang::UO_AddrOf) {
+    return strip(unary->getSubExpr());
+  }
+  return expr;
+}
+
+bool typeNameContains(clang::QualType type, std::string_view needle) {
+  if (type.isNull()) return false;
+  std::string name = type.getNonReferenceType().getCanonicalType().getUnqualifiedType().getAsString();
+  return name.find(needle) != std::string::npos;
+}
+
+bool isStreamType(clang::QualType type) {
+  return typeNameContains(type, "CUstream_st") || typeNameContains(type, "CUDAStream");
+}
+
+bool isTensorLike(clang::QualType type) {
+  if (type.isNull()) return false;
+  const auto* record = type.getNonReferenceType()->getAsCXXRecordDecl();
+  if (record == nullptr || record->getIdentifier() == nullptr) return false;
+  llvm::StringRef name = record->getName();
+  return name == "Tensor" || name == "TensorBase" || name.contains("TensorAccessor");
+}
+
+bool isDeviceOnly(const clang::FunctionDecl* function) {
+  if (function->hasAttr<clang::CUDAGlobalAttr>()) return true;
+  return function->hasAttr<clang::CUDADeviceAttr>() && !function->hasAttr<clang::CUDAHostAttr>();
+}
+
+std::string qualifiedName(const clang::NamedDecl* decl) {
+  std::string name = decl->getQualifiedNameAsString();
+  const std::string anonymous = "(anonymous namespace)::";
+  for (std::size_t at = name.find(anonymous); at != std::string::npos; at = name.find(anonymous)) {
+    name.erase(at, anonymous.size());
+  }
+  return name;
+}
+
+bool inLibraryNamespace(const clang::Decl* decl) {
+  for (const clang::DeclContext* context = decl->getDeclContext(); context != nullptr;
+       context = context->getParent()) {
+    const auto* ns = dyn_cast<clang::NamespaceDecl>(context);
+    if (ns == nullptr || ns->getIdentifier() == nullptr) continue;
+    if (!isa<clang::TranslationUnitDecl>(ns->getParent()->getRedeclContext())) continue;
+    llvm::StringRef name = ns->getName();
+    if (name == "std" || name == "at" || name == "c10" || name == "torch" || name == "pybind11" ||
+        name == "thrust" || name == "cub" || name == "cuda" || name == "cutlass" ||
+        name == "__gnu_cxx") {
+      return true;
+    }
+  }
+  return false;
+}
+
+// What a call calls: its name, and its declaration when Clang resolved it (or, in a template,
+// the declaration the unresolved name can only mean).
+struct Callee {
+  std::string name;
+  std::string qualified;
+  const clang::FunctionDecl* decl = nullptr;
+};
+
+const clang::FunctionDecl* asFunction(const clang::NamedDecl* decl) {
+  if (decl == nullptr) return nullptr;
+  decl = decl->getUnderlyingDecl();
+  if (const auto* pattern = dyn_cast<clang::FunctionTemplateDecl>(decl)) {
+    return pattern->getTemplatedDecl();
+  }
+  return dyn_cast<clang::FunctionDecl>(decl);
+}
+
+template <class Lookup>
+const clang::FunctionDecl* onlyCandidate(const Lookup* lookup) {
+  const clang::FunctionDecl* found = nullptr;
+  for (const clang::NamedDecl* decl : lookup->decls()) {
+    const clang::FunctionDecl* function = asFunction(decl);
+    if (function == nullptr) continue;
+    if (found != nullptr && found->getCanonicalDecl() != function->getCanonicalDecl()) {
+      return found;  // overloads: any of them names the same API family
+    }
+    found = function;
+  }
+  return found;
+}
+
+Callee calleeOfExpr(const clang::Expr* callee_expr) {
+  Callee callee;
+  if (callee_expr == nullptr) return callee;
+  const clang::Expr* expr = callee_expr->IgnoreParenImpCasts();
+  if (const auto* ref = dyn_cast<clang::DeclRefExpr>(expr)) {
+    callee.decl = asFunction(ref->getDecl());
+    callee.name = ref->getDecl()->getNameAsString();
+  } else if (const auto* lookup = dyn_cast<clang::UnresolvedLookupExpr>(expr)) {
+    callee.name = lookup->getName().getAsString();
+    callee.decl = onlyCandidate(lookup);
+  } else if (const auto* member = dyn_cast<clang::UnresolvedMemberExpr>(expr)) {
+    callee.name = member->getMemberName().getAsString();
+    callee.decl = onlyCandidate(member);
+  } else if (const auto* dependent = dyn_cast<clang::CXXDependentScopeMemberExpr>(expr)) {
+    callee.name = dependent->getMember().getAsString();
+  } else if (const auto* scoped = dyn_cast<clang::DependentScopeDeclRefExpr>(expr)) {
+    callee.name = scoped->getDeclName().getAsString();
+  } else if (const auto* member_ref = dyn_cast<clang::MemberExpr>(expr)) {
+    callee.decl = asFunction(member_ref->getMemberDecl());
+    callee.name = member_ref->getMemberDecl()->getNameAsString();
+  }
+  if (callee.decl != nullptr) callee.qualified = qualifiedName(callee.decl);
+  if (callee.qualified.empty()) callee.qualified = callee.name;
+  return callee;
+}
+
+Callee calleeOf(const clang::CallExpr* call) {
+  if (const clang::FunctionDecl* direct = call->getDirectCallee()) {
+    Callee callee;
+    callee.decl = direct;
+    callee.name = direct->getNameAsString();
+    callee.qualified = qualifiedName(direct);
+    return callee;
+  }
+  return calleeOfExpr(call->getCallee());
+}
+
+// The definition a call reaches in the translation unit: templates by their pattern.
+const clang::FunctionDecl* patternOf(const clang::FunctionDecl* decl) {
+  if (decl == nullptr) return nullptr;
+  if (const clang::FunctionDecl* pattern = decl->getTemplateInstantiationPattern()) decl = pattern;
+  return decl;
+}
+
+std::string functionKey(const clang::FunctionDecl* decl) {
+  decl = patternOf(decl);
+  return decl != nullptr ? pointerKey('f', decl->getCanonicalDecl()) : std::string();
+}
+
+std::string captureMode(const clang::Expr* mode, const clang::ASTContext& context) {
+  if (mode == nullptr || isa<clang::CXXDefaultArgExpr>(mode)) return "global";
+  mode = mode->IgnoreParenImpCasts();
+  if (const auto* ref = dyn_cast<clang::DeclRefExpr>(mode)) {
+    std::string name = ref->getDecl()->getNameAsString();
+    if (name.find("Global") != std::string::npos || name.find("GLOBAL") != std::string::npos) {
+      return "global";
+    }
+    if (name.find("ThreadLocal") != std::string::npos ||
+        name.find("THREAD_LOCAL") != std::string::npos) {
+      return "thread_local";
+    }
+    if (name.find("Relaxed") != std::string::npos || name.find("RELAXED") != std::string::npos) {
+      return "relaxed";
+    }
+  }
+  clang::Expr::EvalResult result;
+  if (!mode->isValueDependent() && mode->EvaluateAsInt(result, context)) {
+    switch (result.Val.getInt().getExtValue()) {
+      case 0:
+        return "global";
+      case 1:
+        return "thread_local";
+      case 2:
+        return "relaxed";
+      default:
+        break;
+    }
+  }
+  return "";
+}
+
+class Lowering : public clang::RecursiveASTVisitor<Lowering> {
+  using Base = clang::RecursiveASTVisitor<Lowering>;
+
+ public:
+  Lowering(clang::ASTContext& context, const SourceFile& source, const LoweringOptions& options,
+           RawTranslationUnit& unit)
+      : context_(context),
+        sources_(context.getSourceManager()),
+        source_(source),
+        options_(options),
+        unit_(unit) {}
+
+  bool shouldVisitTemplateInstantiations() const { return false; }
+  bool shouldVisitImplicitCode() const { return false; }
+  bool shouldWalkTypesOfTypeLocs() const { return false; }
+
+  bool TraverseDecl(clang::Decl* decl) {
+    if (decl == nullptr) return true;
+    if (function_ == nullptr) {
+      if (!isa<clang::TranslationUnitDecl>(decl) && !inMainFile(decl->getLocation())) return true;
+      if (auto* function = dyn_cast<clang::FunctionDecl>(decl)) {
+        if (function->doesThisDeclarationHaveABody() && !isDeviceOnly(function)) {
+          lowerFunction(function);
+        }
+        return true;
+      }
+    }
+    return Base::TraverseDecl(decl);
+  }
+
+  // ---- blocks, loops and branches: traversed by hand to know what encloses what -------------
+
+  bool TraverseCompoundStmt(clang::CompoundStmt* block) {
+    if (function_ == nullptr) return Base::TraverseCompoundStmt(block);
+    BlockScope scope(*this, block);
+    compounds_.push_back(block);
+    bool result = Base::TraverseCompoundStmt(block);
+    compounds_.pop_back();
+    return result;
+  }
+
+  bool TraverseIfStmt(clang::IfStmt* branch) {
+    if (function_ == nullptr) return Base::TraverseIfStmt(branch);
+    TraverseStmt(branch->getInit());
+    TraverseStmt(branch->getConditionVariableDeclStmt());
+    TraverseStmt(branch->getCond());
+    noteBranch(branch->getCond(), branch->getThen(), branch->getElse(), branch);
+    int polarity = captureDependent(branch->getCond(), 0) ? capturePolarity(branch->getCond()) : 0;
+    traverseBody(branch->getThen(), polarity < 0);
+    traverseBody(branch->getElse(), polarity > 0);
+    // `if (capturing) return;`: what follows in the block runs only when not capturing.
+    std::uint32_t begin = 0;
+    std::uint32_t end = 0;
+    if (polarity > 0 && branch->getElse() == nullptr && exits(branch->getThen()) &&
+        !blocks_.empty() && fileRange(branch->getSourceRange(), begin, end)) {
+      not_capturing_ranges_.emplace_back(end, blocks_.back().second);
+    }
+    return true;
+  }
+
+  bool TraverseForStmt(clang::ForStmt* loop) {
+    if (function_ == nullptr) return Base::TraverseForStmt(loop);
+    LoopScope scope(*this, loop, loop->getBody());
+    TraverseStmt(loop->getInit());
+    if (const auto* init = dyn_cast_or_null<clang::DeclStmt>(loop->getInit())) {
+      for (const clang::Decl* decl : init->decls()) {
+        if (const auto* var = dyn_cast<clang::VarDecl>(decl)) scope.bind(var);
+      }
+    }
+    bindStepped(loop->getInc(), scope);
+    TraverseStmt(loop->getConditionVariableDeclStmt());
+    TraverseStmt(loop->getCond());
+    TraverseStmt(loop->getInc());
+    traverseBody(loop->getBody());
+    return true;
+  }
+
+  bool TraverseCXXForRangeStmt(clang::CXXForRangeStmt* loop) {
+    if (function_ == nullptr) return Base::TraverseCXXForRangeStmt(loop);
+    LoopScope scope(*this, loop, loop->getBody());
+    TraverseStmt(loop->getInit());
+    TraverseStmt(loop->getRangeInit());
+    if (clang::VarDecl* var = loop->getLoopVariable()) {
+      TraverseDecl(var);
+      scope.bind(var);
+    }
+    traverseBody(loop->getBody());
+    return true;
+  }
+
+  bool TraverseWhileStmt(clang::WhileStmt* loop) {
+    if (function_ == nullptr) return Base::TraverseWhileStmt(loop);
+    LoopScope scope(*this, loop, loop->getBody());
+    TraverseStmt(loop->getConditionVariableDeclStmt());
+    TraverseStmt(loop->getCond());
+    traverseBody(loop->getBody());
+    return true;
+  }
+
+  bool TraverseDoStmt(clang::DoStmt* loop) {
+    if (function_ == nullptr) return Base::TraverseDoStmt(loop);
+    LoopScope scope(*this, loop, loop->getBody());
+    traverseBody(loop->getBody());
+    TraverseStmt(loop->getCond());
+    return true;
+  }
+
+  bool VisitConditionalOperator(clang::ConditionalOperator* branch) {
+    if (function_ != nullptr) {
+      noteBranch(branch->getCond(), branch->getTrueExpr(), branch->getFalseExpr(), nullptr);
+    }
+    return true;
+  }
+
+  // ---- calls -------------------------------------------------------------------------------
+
+  bool VisitCallExpr(clang::CallExpr* call) {
+    if (function_ == nullptr) return true;
+    if (auto* launch = dyn_cast<clang::CUDAKernelCallExpr>(call)) {
+      lowerLaunch(launch);
+      return true;
+    }
+    if (isa<clang::CXXOperatorCallExpr>(call)) return true;
+    Callee callee = calleeOf(call);
+    if (callee.name.empty() || callee.name == "__cudaPushCallConfiguration" ||
+        callee.name == "cudaConfigureCall") {
+      return true;
+    }
+    if (auto* member = dyn_cast<clang::CXXMemberCallExpr>(call)) {
+      if (lowerMemberCall(member, callee)) return true;
+    }
+    lowerCall(call, callee);
+    return true;
+  }
+
+  // A call Clang could not type-check (a header was missing): its callee and arguments survive.
+  bool VisitRecoveryExpr(clang::RecoveryExpr* recovery) {
+    if (function_ == nullptr || recovery->subExpressions().empty()) return true;
+    const clang::Expr* head = recovery->subExpressions().front();
+    if (head == nullptr) return true;
+    const clang::Expr* callee_expr = head->IgnoreParenImpCasts();
+    if (!isa<clang::UnresolvedLookupExpr, clang::DeclRefExpr, clang::UnresolvedMemberExpr>(
+            callee_expr)) {
+      return true;
+    }
+    Callee callee = calleeOfExpr(callee_expr);
+    if (callee.name.empty()) return true;
+    lowerRecoveredCall(recovery, callee);
+    return true;
+  }
+
+  // ---- writes ------------------------------------------------------------------------------
+
+  bool VisitBinaryOperator(clang::BinaryOperator* op) {
+    if (function_ != nullptr && op->isAssignmentOp()) {
+      noteWrite(op->getLHS(), op->getRHS(), op, op->getOpcode() == clang::BO_Assign);
+    }
+    return true;
+  }
+
+  bool VisitUnaryOperator(clang::UnaryOperator* op) {
+    if (function_ != nullptr && op->isIncrementDecrementOp()) {
+      noteWrite(op->getSubExpr(), nullptr, op, false);
+    }
+    return true;
+  }
+
+  bool VisitVarDecl(clang::VarDecl* var) {
+    if (function_ == nullptr || !var->hasInit()) return true;
+    const clang::Expr* init = var->getInit();
+    if (captureDependent(init, 0)) {
+      tainted_.insert(var->getCanonicalDecl());
+      if (int polarity = capturePolarity(init); polarity != 0) {
+        polarity_[var->getCanonicalDecl()] = polarity;
+      }
+    }
+    if (isStreamType(var->getType())) {
+      StreamRef ref = classifyStream(init, 0);
+      if (ref.kind != StreamKind::kOther && ref.kind != StreamKind::kMissing) {
+        aliases_[var->getCanonicalDecl()] = ref;
+      }
+    }
+    return true;
+  }
+
+ private:
+  // ---- scopes ------------------------------------------------------------------------------
+
+  class BlockScope {
+   public:
+    BlockScope(Lowering& owner, const clang::Stmt* statement) : owner_(owner) {
+      if (statement == nullptr || statement->getBeginLoc().isMacroID()) return;
+      std::uint32_t begin = 0;
+      std::uint32_t end = 0;
+      if (!owner_.fileRange(statement->getSourceRange(), begin, end)) return;
+      owner_.blocks_.emplace_back(begin, end);
+      pushed_ = true;
+    }
+    ~BlockScope() {
+      if (pushed_) owner_.blocks_.pop_back();
+    }
+    BlockScope(const BlockScope&) = delete;
+    BlockScope& operator=(const BlockScope&) = delete;
+
+   private:
+    Lowering& owner_;
+    bool pushed_ = false;
+  };
+
+  class LoopScope {
+   public:
+    LoopScope(Lowering& owner, const clang::Stmt* loop, const clang::Stmt* body) : owner_(owner) {
+      RawLoop raw;
+      std::uint32_t begin = 0;
+      std::uint32_t end = 0;
+      if (owner_.fileRange(loop->getSourceRange(), begin, end)) {
+        raw.begin = begin;
+        raw.end = end;
+      }
+      if (body != nullptr && owner_.fileRange(body->getSourceRange(), begin, end)) {
+        raw.body_begin = begin;
+        raw.body_end = end;
+      }
+      index_ = static_cast<std::int32_t>(owner_.function_->loops.size());
+      owner_.function_->loops.push_back(raw);
+    }
+    void bind(const clang::VarDecl* var) {
+      var = var->getCanonicalDecl();
+      auto it = owner_.loop_of_var_.find(var);
+      saved_.emplace_back(var, it == owner_.loop_of_var_.end() ? -2 : it->second);
+      owner_.loop_of_var_[var] = index_;
+    }
+    ~LoopScope() {
+      for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {
+        if (it->second == -2) {
+          owner_.loop_of_var_.erase(it->first);
+        } else {
+          owner_.loop_of_var_[it->first] = it->second;
+        }
+      }
+    }
+    LoopScope(const LoopScope&) = delete;
+    LoopScope& operator=(const LoopScope&) = delete;
+
+   private:
+    Lowering& owner_;
+    std::int32_t index_ = -1;
+    std::vector<std::pair<const clang::VarDecl*, std::int32_t>> saved_;
+  };
+
+  void traverseBody(clang::Stmt* body, bool not_capturing = false) {
+    if (body == nullptr) return;
+    BlockScope scope(*this, body);
+    not_capturing_ += not_capturing ? 1 : 0;
+    TraverseStmt(body);
+    not_capturing_ -= not_capturing ? 1 : 0;
+  }
+
+  // The capture status an enumerator names: +1 active, -1 none, 0 neither.
+  static int statusConstant(const clang::Expr* expr) {
+    const auto* ref = dyn_cast<clang::DeclRefExpr>(expr->IgnoreParenImpCasts());
+    if (ref == nullptr || !isa<clang::EnumConstantDecl>(ref->getDecl())) return 0;
+    std::string name = ref->getDecl()->getNameAsString();
+    if (name.ends_with("None") || name.ends_with("NONE")) return -1;
+    if (name.ends_with("Active") || name.ends_with("ACTIVE")) return 1;
+    return 0;
+  }
+
+  // Which way a capture-state condition points: +1 true only while capturing, -1 true only
+  // while not capturing, 0 unknown. Follows `!` and flags computed from such a condition.
+  int capturePolarity(const clang::Expr* condition) const {
+    const clang::Expr* expr = condition->IgnoreParenImpCasts();
+    int sign = 1;
+    for (int depth = 0; depth < kMaxDepth; ++depth) {
+      const auto* unary = dyn_cast<clang::UnaryOperator>(expr);
+      if (unary == nullptr || unary->getOpcode() != clang::UO_LNot) break;
+      sign = -sign;
+      expr = unary->getSubExpr()->IgnoreParenImpCasts();
+    }
+    if (const auto* ref = dyn_cast<clang::DeclRefExpr>(expr)) {
+      auto it = polarity_.find(ref->getDecl()->getCanonicalDecl());
+      return it != polarity_.end() ? sign * it->second : 0;
+    }
+    const auto* binary = dyn_cast<clang::BinaryOperator>(expr);
+    if (binary == nullptr || !binary->isEqualityOp()) return 0;
+    int state = statusConstant(binary->getLHS());
+    if (state == 0) state = statusConstant(binary->getRHS());
+    return sign * (binary->getOpcode() == clang::BO_EQ ? state : -state);
+  }
+
+  // Variables a for loop steps in its increment: `for (i = 0; ...; ++i)`.
+  void bindStepped(const clang::Expr* increment, LoopScope& scope) {
+    if (increment == nullptr) return;
+    llvm::SmallVector<const clang::Expr*, 4> pending{increment};
+    while (!pending.empty()) {
+      const clang::Expr* expr = pending.pop_back_val()->IgnoreParenImpCasts();
+      const clang::Expr* target = nullptr;
+      if (const auto* unary = dyn_cast<clang::UnaryOperator>(expr)) {
+        if (unary->isIncrementDecrementOp()) target = unary->getSubExpr();
+      } else if (const auto* binary = dyn_cast<clang::BinaryOperator>(expr)) {
+        if (binary->isAssignmentOp()) {
+          target = binary->getLHS();
+        } else if (binary->getOpcode() == clang::BO_Comma) {
+          pending.push_back(binary->getLHS());
+          pending.push_back(binary->getRHS());
+        }
+      }
+      if (const auto* ref = dyn_cast_or_null<clang::DeclRefExpr>(strip(target))) {
+        if (const auto* var = dyn_cast<clang::VarDecl>(ref->getDecl())) scope.bind(var);
+      }
+    }
+  }
+
+  // ---- functions ---------------------------------------------------------------------------
+
+  void lowerFunction(clang::FunctionDecl* function) {
+    RawFunction raw;
+    raw.model.name = function->getNameAsString();
+    raw.model.qualified_name = qualifiedName(function);
+    raw.model.range = rangeOf(function->getNameInfo().getSourceRange());
+    raw.model.body = rangeOf(function->getSourceRange());
+    for (const clang::ParmVarDecl* param : function->parameters()) {
+      Parameter parameter;
+      parameter.name = param->getNameAsString();
+      raw.model.params.push_back(std::move(parameter));
+    }
+    raw.key = functionKey(function);
+    function_ = &raw;
+    current_decl_ = function;
+    Base::TraverseDecl(function);
+    function_ = nullptr;
+    current_decl_ = nullptr;
+    blocks_.clear();
+    compounds_.clear();
+    loop_of_var_.clear();
+    aliases_.clear();
+    created_locals_.clear();
+    tainted_.clear();
+    polarity_.clear();
+    not_capturing_ranges_.clear();
+    unit_.functions.push_back(std::move(raw));
+  }
+
+  // ---- locations ---------------------------------------------------------------------------
+
+  bool inMainFile(clang::SourceLocation location) const {
+    return location.isValid() && sources_.isInMainFile(sources_.getExpansionLoc(location));
+  }
+
+  // The byte range of `range` in the main file: where it is written (a macro argument), else
+  // where the macro that produced it is used.
+  bool fileRange(clang::SourceRange range, std::uint32_t& begin, std::uint32_t& end) const {
+    if (range.isInvalid()) return false;
+    clang::SourceLocation first = sources_.getFileLoc(range.getBegin());
+    clang::SourceLocation last = sources_.getFileLoc(range.getEnd());
+    if (!sources_.isWrittenInMainFile(first) || !sources_.isWrittenInMainFile(last) ||
+        sources_.getFileOffset(last) < sources_.getFileOffset(first)) {
+      clang::CharSourceRange expansion = sources_.getExpansionRange(range);
+      first = expansion.getBegin();
+      last = expansion.getEnd();
+    }
+    if (!sources_.isWrittenInMainFile(first) || !sources_.isWrittenInMainFile(last)) return false;
+    begin = sources_.getFileOffset(first);
+    end = sources_.getFileOffset(last) +
+          clang::Lexer::MeasureTokenLength(last, sources_, context_.getLangOpts());
+    auto size = static_cast<std::uint32_t>(source_.text().size());
+    begin = std::min(begin, size);
+    end = std::clamp(end, begin, size);
+    return true;
+  }
+
+  graphsafe::SourceRange rangeOf(clang::SourceRange range) const {
+    std::uint32_t begin = 0;
+    std::uint32_t end = 0;
+    if (!fileRange(range, begin, end)) {
+      // Somewhere outside the main file: point at the function being lowered instead.
+      if (function_ != nullptr) return function_->model.range;
+      return source_.rangeOf(0, 0);
+    }
+    return source_.rangeOf(begin, end);
+  }
+
+  // Source text of a range, whitespace collapsed, shortened for messages.
+  std::string textOf(clang::SourceRange range) const {
+    std::uint32_t begin = 0;
+    std::uint32_t end = 0;
+    if (!fileRange(range, begin, end)) return "";
+    std::string text;
+    bool space = false;
+    for (std::uint32_t i = begin; i < end && text.size() < kMaxTextLength; ++i) {
+      char c = source_.text()[i];
+      if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+        space = !text.empty();
+        continue;
+      }
+      if (space) text.push_back(' ');
+      space = false;
+      text.push_back(c);
+    }
+    if (text.size() >= kMaxTextLength) text += "...";
+    return text;
+  }
+
+  std::string textOf(const clang::Expr* expr) const {
+    return expr != nullptr ? textOf(expr->getSourceRange()) : std::string();
+  }
+
+  // ---- items -------------------------------------------------------------------------------
+
+  RawItem& addItem(ItemRole role, EventKind kind, const clang::Expr* at, std::string api) {
+    RawItem& item = function_->items.emplace_back();
+    item.role = role;
+    item.event.kind = kind;
+    item.event.range = rangeOf(at->getSourceRange());
+    item.event.api = std::move(api);
+    item.event.text = textOf(at);
+    item.not_capturing = not_capturing_ > 0;
+    for (const auto& [from, to] : not_capturing_ranges_) {
+      item.not_capturing = item.not_capturing || (from <= item.event.range.begin &&
+                                                   item.event.range.begin < to);
+    }
+    if (!blocks_.empty()) {
+      item.block_begin = blocks_.back().first;
+      item.block_end = blocks_.back().second;
+    }
+    return item;
+  }
+
+  void addEvent(EventKind kind, const clang::Expr* at, const std::string& api,
+                const std::string& subject = "") {
+    RawItem& item = addItem(ItemRole::kEvent, kind, at, api);
+    item.event.subject.text = subject;
+  }
+
+  // ---- values ------------------------------------------------------------------------------
+
+  struct ArgFacts {
+    Value value;
+    std::vector<VarUse> vars;
+  };
+
+  std::int32_t loopOf(const clang::VarDecl* var) const {
+    auto it = loop_of_var_.find(var->getCanonicalDecl());
+    return it != loop_of_var_.end() ? it->second : -1;
+  }
+
+  static void constant(ArgFacts& facts, ValueOrigin origin) {
+    facts.value.kind = ValueKind::kHostConstant;
+    facts.value.origin = origin;
+  }
+
+  bool evaluatesToConstant(const clang::Expr* expr) const {
+    return !expr->isValueDependent() && !expr->isTypeDependent() &&
+           !expr->containsErrors() && expr->isEvaluatable(context_);
+  }
+
+  // What a kernel or call argument is: a device pointer or tensor, a host constant, a
+  // parameter of this function, or a host value read from variables (decided later).
+  ArgFacts classifyValue(const clang::Expr* expr, int depth) const {
+    ArgFacts facts;
+    if (expr == nullptr) return facts;
+    if (depth == 0) facts.value.text = textOf(expr);
+    const clang::Expr* e = expr->IgnoreParenImpCasts();
+    if (isa<clang::StringLiteral, clang::IntegerLiteral, clang::FloatingLiteral,
+            clang::CXXBoolLiteralExpr, clang::CharacterLiteral, clang::CXXNullPtrLiteralExpr>(e)) {
+      constant(facts, ValueOrigin::kLiteral);
+      return facts;
+    }
+    clang::QualType type = e->getType();
+    if (!e->isTypeDependent() && !type.isNull() &&
+        (type->isPointerType() || type->isArrayType() || isTensorLike(type))) {
+      facts.value.kind = ValueKind::kTensor;
+      facts.value.origin = ValueOrigin::kTensorExpr;
+      return facts;
+    }
+    if (depth > kMaxDepth) return facts;
+    if (const auto* ref = dyn_cast<clang::DeclRefExpr>(e)) {
+      if (isa<clang::EnumConstantDecl>(ref->getDecl())) {
+        constant(facts, ValueOrigin::kModuleConstant);
+        return facts;
+      }
+      const auto* var = dyn_cast<clang::VarDecl>(ref->getDecl());
+      if (var == nullptr) return facts;
+      clang::QualType var_type = var->getType();
+      if (var->isConstexpr() ||
+          (var_type.isConstQualified() && !var_type->isReferenceType() && var->hasInit() &&
+           evaluatesToConstant(var->getInit()))) {
+        constant(facts, ValueOrigin::kModuleConstant);
+        return facts;
+      }
+      if (const auto* param = dyn_cast<clang::ParmVarDecl>(var)) {
+        if (param->getDeclContext() == current_decl_) {
+          facts.value.param_deps = paramBit(param->getFunctionScopeIndex());
+        }
+      }
+      facts.vars.push_back({pointerId(var->getCanonicalDecl()), loopOf(var)});
+      return facts;
+    }
+    if (const auto* member = dyn_cast<clang::MemberExpr>(e)) {
+      if (isa<clang::CXXThisExpr>(member->getBase()->IgnoreParenImpCasts())) {
+        facts.vars.push_back({pointerId(member->getMemberDecl()->getCanonicalDecl()), -1});
+      }
+      return facts;
+    }
+    if (evaluatesToConstant(e)) {
+      constant(facts, ValueOrigin::kLiteral);
+      return facts;
+    }
+    llvm::SmallVector<const clang::Expr*, 3> parts;
+    if (const auto* binary = dyn_cast<clang::BinaryOperator>(e)) {
+      if (!binary->isAssignmentOp()) parts = {binary->getLHS(), binary->getRHS()};
+    } else if (const auto* unary = dyn_cast<clang::UnaryOperator>(e)) {
+      if (!unary->isIncrementDecrementOp()) parts = {unary->getSubExpr()};
+    } else if (const auto* conditional = dyn_cast<clang::ConditionalOperator>(e)) {
+      parts = {conditional->getCond(), conditional->getTrueExpr(), conditional->getFalseExpr()};
+    } else if (const auto* cast = dyn_cast<clang::CastExpr>(e)) {
+      parts = {cast->getSubExpr()};
+    }
+    if (parts.empty()) return facts;
+    bool all_constant = true;
+    for (const clang::Expr* part : parts) {
+      ArgFacts inner = classifyValue(part, depth + 1);
+      all_constant = all_constant && inner.value.kind == ValueKind::kHostConstant;
+      facts.value.param_deps |= inner.value.param_deps;
+      facts.vars.insert(facts.vars.end(), inner.vars.begin(), inner.vars.end());
+    }
+    if (all_constant) constant(facts, ValueOrigin::kLiteral);
+    return facts;
+  }
+
+  template <class Args>
+  void setArguments(RawItem& item, const Args& args) {
+    for (const clang::Expr* arg : args) {
+      if (isa<clang::CXXDefaultArgExpr>(arg)) continue;
+      ArgFacts facts = classifyValue(arg, 0);
+      item.event.args.push_back(std::move(facts.value));
+      item.arg_vars.push_back(std::move(facts.vars));
+    }
+  }
+
+  // ---- streams -----------------------------------------------------------------------------
+
+  StreamKind zeroStream() const {
+    return options_.per_thread_default_stream ? StreamKind::kPerThreadDefault
+                                              : StreamKind::kLegacyDefault;
+  }
+
+  std::string memberKey(const clang::MemberExpr* member) const {
+    std::string key = pointerKey('m', member->getMemberDecl()->getCanonicalDecl());
+    const clang::Expr* base = member->getBase()->IgnoreParenImpCasts();
+    if (!isa<clang::CXXThisExpr>(base)) key += ":" + textOf(base);
+    return key;
+  }
+
+  // Identity of the object an expression names (an event, a handle, a buffer).
+  std::string objectKey(const clang::Expr* expr) const {
+    const clang::Expr* object = pointee(expr);
+    if (object == nullptr) return "";
+    if (const auto* ref = dyn_cast<clang::DeclRefExpr>(object)) {
+      return pointerKey('v', ref->getDecl()->getCanonicalDecl());
+    }
+    if (const auto* member = dyn_cast<clang::MemberExpr>(object)) return memberKey(member);
+    return "t:" + textOf(object);
+  }
+
+  std::string objectName(const clang::Expr* expr) const { return textOf(pointee(expr)); }
+
+  StreamRef classifyStream(const clang::Expr* expr, int depth) const {
+    StreamRef ref;
+    ref.kind = StreamKind::kOther;
+    if (expr == nullptr || isa<clang::CXXDefaultArgExpr>(expr)) {
+      ref.kind = options_.per_thread_default_stream ? StreamKind::kPerThreadDefault
+                                                    : StreamKind::kMissing;
+      return ref;
+    }
+    ref.name = textOf(expr);
+    if (ref.name == "cudaStreamLegacy" || ref.name == "CU_STREAM_LEGACY") {
+      ref.kind = StreamKind::kLegacyDefault;
+      return ref;
+    }
+    if (ref.name == "cudaStreamPerThread" || ref.name == "CU_STREAM_PER_THREAD") {
+      ref.kind = StreamKind::kPerThreadDefault;
+      return ref;
+    }
+    if (depth > 8) return ref;
+    const clang::Expr* e = strip(expr);
+    if (!e->isValueDependent() && !e->containsErrors() &&
+        e->isNullPointerConstant(context_, clang::Expr::NPC_ValueDependentIsNotNull) !=
+            clang::Expr::NPCK_NotNull) {
+      ref.kind = zeroStream();
+      return ref;
+    }
+    if (const auto* member_call = dyn_cast<clang::CXXMemberCallExpr>(e)) {
+      const clang::CXXMethodDecl* method = member_call->getMethodDecl();
+      if (method != nullptr &&
+          (isa<clang::CXXConversionDecl>(method) || method->getNameAsString() == "stream")) {
+        StreamRef inner = classifyStream(member_call->getImplicitObjectArgument(), depth + 1);
+        inner.name = ref.name;
+        return inner;
+      }
+    }
+    if (const auto* call = dyn_cast<clang::CallExpr>(e)) {
+      std::string name = calleeOf(call).name;
+      if (isTorchCurrentStream(name)) {
+        ref.kind = StreamKind::kTorchCurrent;
+      } else if (isTorchDefaultStream(name)) {
+        ref.kind = StreamKind::kTorchDefault;
+      } else if (isTorchNewStream(name)) {
+        ref.kind = StreamKind::kCreated;
+        ref.key = "pool@" + std::to_string(rangeOf(call->getSourceRange()).begin);
+      }
+      return ref;
+    }
+    if (const auto* ref_expr = dyn_cast<clang::DeclRefExpr>(e)) {
+      const auto* var = dyn_cast<clang::VarDecl>(ref_expr->getDecl());
+      if (var == nullptr) return ref;
+      const clang::VarDecl* canonical = var->getCanonicalDecl();
+      auto alias = aliases_.find(canonical);
+      if (alias != aliases_.end()) {
+        StreamRef aliased = alias->second;
+        aliased.name = ref.name;
+        if (aliased.key.empty() && aliased.kind == StreamKind::kCreated) {
+          aliased.key = pointerKey('v', canonical);
+        }
+        return aliased;
+      }
+      ref.key = pointerKey('v', canonical);
+      ref.kind = created_locals_.count(canonical) != 0 ? StreamKind::kCreated : StreamKind::kNamed;
+      return ref;
+    }
+    if (const auto* member = dyn_cast<clang::MemberExpr>(e)) {
+      ref.key = memberKey(member);
+      ref.kind = StreamKind::kNamed;
+      return ref;
+    }
+    return ref;
+  }
+
+  StreamRef streamArgument(const clang::CallExpr* call, int index, const Callee& callee) const {
+    StreamRef ref;
+    if (index < 0) return ref;
+    if (static_cast<unsigned>(index) >= call->getNumArgs() ||
+        isa<clang::CXXDefaultArgExpr>(call->getArg(static_cast<unsigned>(index)))) {
+      ref.kind = options_.per_thread_default_stream || isPerThreadVariant(callee.name)
+                     ? StreamKind::kPerThreadDefault
+                     : StreamKind::kMissing;
+      return ref;
+    }
+    ref = classifyStream(call->getArg(static_cast<unsigned>(index)), 0);
+    if (ref.kind == StreamKind::kLegacyDefault && isPerThreadVariant(callee.name) &&
+        ref.name != "cudaStreamLegacy" && ref.name != "CU_STREAM_LEGACY") {
+      ref.kind = StreamKind::kPerThreadDefault;
+    }
+    return ref;
+  }
+
+  static std::string streamIdentity(const StreamRef& stream) {
+    if (!stream.key.empty()) return stream.key;
+    return std::to_string(static_cast<int>(stream.kind)) + ":" + stream.name;
+  }
+
+  // ---- launches and calls ------------------------------------------------------------------
+
+  void lowerLaunch(const clang::CUDAKernelCallExpr* launch) {
+    Callee kernel = calleeOfExpr(launch->getCallee());
+    RawItem& item = addItem(ItemRole::kWork, EventKind::kTensorOp, launch,
+                            kernel.name.empty() ? std::string("kernel") : kernel.name);
+    const auto* config = dyn_cast_or_null<clang::CallExpr>(launch->getConfig());
+    const clang::Expr* stream = nullptr;
+    if (config != nullptr && config->getNumArgs() >= 4) stream = config->getArg(3);
+    item.stream = classifyStream(stream, 0);
+    if (item.stream.kind == StreamKind::kLegacyDefault && options_.per_thread_default_stream) {
+      item.stream.kind = StreamKind::kPerThreadDefault;
+    }
+    setArguments(item, launch->arguments());
+  }
+
+  bool isUserFunction(const clang::FunctionDecl* decl) const {
+    if (decl == nullptr || decl->getBuiltinID() != 0) return false;
+    clang::SourceLocation location = sources_.getExpansionLoc(decl->getLocation());
+    if (location.isInvalid() || sources_.isInSystemHeader(location)) return false;
+    llvm::StringRef file = sources_.getFilename(location);
+    if (file.starts_with("/__graphsafe__/")) return false;
+    return !inLibraryNamespace(decl);
+  }
+
+  void lowerUserCall(const clang::CallExpr* call, const Callee& callee) {
+    RawItem& item = addItem(ItemRole::kEvent, EventKind::kCall, call, callee.qualified);
+    item.callee_key = functionKey(callee.decl);
+    item.event.callee_qualified = callee.qualified;
+    setArguments(item, call->arguments());
+  }
+
+  // The CPU writing a buffer through a library call: memcpy(dst, ...), std::fill(dst, ...).
+  void noteHostCopy(const clang::CallExpr* call, const Callee& callee) {
+    int target = -1;
+    if (callee.name == "memcpy" || callee.name == "memset" || callee.name == "memmove" ||
+        callee.name == "fill" || callee.name == "fill_n") {
+      target = 0;
+    } else if (callee.name == "copy" || callee.name == "copy_n") {
+      target = 2;
+    }
+    if (target < 0 || static_cast<unsigned>(target) >= call->getNumArgs()) return;
+    const clang::Expr* buffer = call->getArg(static_cast<unsigned>(target));
+    RawItem& item = addItem(ItemRole::kHostWrite, EventKind::kHostBufferWrite, call, callee.name);
+    item.key = objectKey(bufferBase(buffer));
+    item.event.subject.text = objectName(bufferBase(buffer));
+  }
+
+  // `h + 4`, `&h[4]`, `h` -> `h`.
+  static const clang::Expr* bufferBase(const clang::Expr* expr) {
+    for (int i = 0; expr != nullptr && i < kMaxDepth; ++i) {
+      expr = strip(expr);
+      if (const auto* unary = dyn_cast<clang::UnaryOperator>(expr);
+          unary != nullptr && unary->getOpcode() == clang::UO_AddrOf) {
+        expr = unary->getSubExpr();
+      } else if (const auto* subscript = dyn_cast<clang::ArraySubscriptExpr>(expr)) {
+        expr = subscript->getBase();
+      } else if (const auto* binary = dyn_cast<clang::BinaryOperator>(expr);
+                 binary != nullptr && binary->isAdditiveOp()) {
+        expr = binary->getLHS()->getType()->isPointerType() ? binary->getLHS() : binary->getRHS();
+      } else {
+        return expr;
+      }
+    }
+    return expr;
+  }
+
+  // `extra-sync-apis` from the configuration: a qualified name, a plain name, or `.method`
+  // for a method of any receiver.
+  bool configuredSync(const Callee& callee, bool member) const {
+    for (const std::string& entry : options_.extra_sync_apis) {
+      if (entry.empty()) continue;
+      if (entry.front() == '.') {
+        if (member && entry.substr(1) == callee.name) return true;
+      } else if (entry == callee.qualified || entry == callee.name) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  void lowerCall(const clang::CallExpr* call, const Callee& callee) {
+    if (configuredSync(callee, isa<clang::CXXMemberCallExpr>(call))) {
+      addEvent(EventKind::kHostSync, call, callee.qualified);
+      return;
+    }
+    const ApiInfo* api = findCudaApi(callee.name);
+    if (api != nullptr && !isUserFunction(callee.decl)) {
+      lowerApiCall(call, callee, *api);
+      return;
+    }
+    if (isLibraryWork(callee.name) && call->getNumArgs() > 0 && !isUserFunction(callee.decl)) {
+      RawItem& item = addItem(ItemRole::kHandleUse, EventKind::kTensorOp, call,
+                              std::string(baseApiName(callee.name)));
+      item.key = objectKey(call->getArg(0));
+      item.text = objectName(call->getArg(0));
+      setArguments(item, call->arguments());
+      return;
+    }
+    if (isTorchCaptureQuery(callee.name)) {
+      addEvent(EventKind::kCaptureQuery, call, callee.qualified);
+      return;
+    }
+    if (callee.name == "device_synchronize" && !isUserFunction(callee.decl)) {
+      addEvent(EventKind::kHostSync, call, callee.qualified);
+      return;
+    }
+    if (isUserFunction(callee.decl)) {
+      lowerUserCall(call, callee);
+      return;
+    }
+    noteHostCopy(call, callee);
+  }
+
+  void lowerRecoveredCall(const clang::RecoveryExpr* recovery, const Callee& callee) {
+    const ApiInfo* api = findCudaApi(callee.name);
+    if (api == nullptr) {
+      if (isUserFunction(callee.decl)) {
+        RawItem& item = addItem(ItemRole::kEvent, EventKind::kCall, recovery, callee.qualified);
+        item.callee_key = functionKey(callee.decl);
+        item.event.callee_qualified = callee.qualified;
+      }
+      return;
+    }
+    std::string name(baseApiName(callee.name));
+    switch (api->role) {
+      case ApiRole::kHostSync:
+      case ApiRole::kAlloc:
+      case ApiRole::kPinnedAlloc:
+      case ApiRole::kFree:
+        addEvent(EventKind::kHostSync, recovery, name);
+        break;
+      case ApiRole::kSyncCopy:
+        addEvent(EventKind::kStreamUse, recovery, name);
+        function_->items.back().event.text = syncCopyStream(callee.name);
+        break;
+      case ApiRole::kCaptureQuery:
+        addEvent(EventKind::kCaptureQuery, recovery, name);
+        break;
+      default:
+        break;
+    }
+  }
+
+  static std::string syncCopyStream(const std::string& name) {
+    std::string base(baseApiName(name));
+    if (isPerThreadVariant(name)) {
+      return "the per-thread default stream (`" + base + "` is synchronous)";
+    }
+    return "the legacy default stream (`" + base + "` is synchronous)";
+  }
+
+  const clang::Expr* argument(const clang::CallExpr* call, int index) const {
+    if (index < 0 || static_cast<unsigned>(index) >= call->getNumArgs()) return nullptr;
+    const clang::Expr* arg = call->getArg(static_cast<unsigned>(index));
+    return isa<clang::CXXDefaultArgExpr>(arg) ? nullptr : arg;
+  }
+
+  void noteBind(const clang::CallExpr* call, const clang::Expr* out, const std::string& api) {
+    if (out == nullptr) return;
+    RawItem& item = addItem(ItemRole::kEvent, EventKind::kBind, call, api);
+    item.event.subject.kind = ValueKind::kTensor;
+    item.event.subject.text = objectName(out);
+  }
+
+  void lowerApiCall(const clang::CallExpr* call, const Callee& callee, const ApiInfo& api) {
+    std::string name(baseApiName(callee.name));
+    const clang::Expr* out = argument(call, api.out_arg);
+    switch (api.role) {
+      case ApiRole::kHostSync:
+        addEvent(EventKind::kHostSync, call, name);
+        break;
+      case ApiRole::kAlloc:
+      case ApiRole::kPinnedAlloc:
+        addEvent(EventKind::kHostSync, call, name);
+        addEvent(EventKind::kAllocation, call, name);
+        noteBind(call, out, name);
+        if (api.role == ApiRole::kPinnedAlloc && out != nullptr) {
+          RawItem& item = addItem(ItemRole::kPinnedAlloc, EventKind::kAllocation, call, name);
+          item.key = objectKey(out);
+        }
+        break;
+      case ApiRole::kFree:
+        addEvent(EventKind::kHostSync, call, name);
+        if (const clang::Expr* freed = argument(call, 0)) {
+          addEvent(EventKind::kFree, call, name, objectName(freed));
+        }
+        break;
+      case ApiRole::kAsyncAlloc:
+      case ApiRole::kAsyncFree:
+      case ApiRole::kAsyncWork: {
+        if (api.role == ApiRole::kAsyncAlloc) noteBind(call, out, name);
+        if (api.role == ApiRole::kAsyncFree) {
+          if (const clang::Expr* freed = argument(call, 0)) {
+            addEvent(EventKind::kFree, call, name, objectName(freed));
+          }
+        }
+        RawItem& item = addItem(ItemRole::kWork, EventKind::kTensorOp, call, name);
+        item.stream = streamArgument(call, api.stream_arg, callee);
+        setArguments(item, call->arguments());
+        break;
+      }
+      case ApiRole::kSyncCopy: {
+        addEvent(EventKind::kStreamUse, call, name);
+        function_->items.back().event.text = syncCopyStream(callee.name);
+        break;
+      }
+      case ApiRole::kCaptureBegin: {
+        RawItem& item = addItem(ItemRole::kCaptureBegin, EventKind::kCall, call, name);
+        item.stream = classifyStream(argument(call, 0), 0);
+        item.key = "stream:" + streamIdentity(item.stream);
+        item.text = captureMode(argument(call, api.mode_arg), context_);
+        break;
+      }
+      case ApiRole::kCaptureEnd: {
+        RawItem& item = addItem(ItemRole::kCaptureEnd, EventKind::kCall, call, name);
+        item.stream = classifyStream(argument(call, 0), 0);
+        item.key = "stream:" + streamIdentity(item.stream);
+        item.text = objectName(argument(call, 1));
+        break;
+      }
+      case ApiRole::kCaptureQuery:
+        addEvent(EventKind::kCaptureQuery, call, name);
+        if (const clang::Expr* status = pointee(out)) {
+          if (const auto* ref = dyn_cast<clang::DeclRefExpr>(status)) {
+            tainted_.insert(ref->getDecl()->getCanonicalDecl());
+          } else if (const auto* member = dyn_cast<clang::MemberExpr>(status)) {
+            tainted_.insert(member->getMemberDecl()->getCanonicalDecl());
+          }
+        }
+        break;
+      case ApiRole::kEventRecord: {
+        RawItem& item = addItem(ItemRole::kEventRecord, EventKind::kCall, call, name);
+        item.key = objectKey(argument(call, 0));
+        item.stream = streamArgument(call, api.stream_arg, callee);
+        break;
+      }
+      case ApiRole::kStreamWait: {
+        RawItem& item = addItem(ItemRole::kStreamWait, EventKind::kCall, call, name);
+        item.stream = classifyStream(argument(call, 0), 0);
+        item.key = objectKey(argument(call, 1));
+        break;
+      }
+      case ApiRole::kGraphLaunch:
+        addEvent(EventKind::kReplay, call, name, objectName(argument(call, 0)));
+        break;
+      case ApiRole::kStreamCreate:
+        if (out != nullptr) {
+          const clang::Expr* target = pointee(out);
+          const auto* ref = dyn_cast_or_null<clang::DeclRefExpr>(target);
+          const auto* var = ref != nullptr ? dyn_cast<clang::VarDecl>(ref->getDecl()) : nullptr;
+          if (var != nullptr && var->isLocalVarDeclOrParm() && !isa<clang::ParmVarDecl>(var)) {
+            created_locals_.insert(var->getCanonicalDecl());
+            aliases_.erase(var->getCanonicalDecl());
+          } else {
+            RawItem& item = addItem(ItemRole::kStreamCreate, EventKind::kCall, call, name);
+            item.key = objectKey(out);
+          }
+        }
+        break;
+      case ApiRole::kHandleCreate:
+        if (out != nullptr) {
+          RawItem& item = addItem(ItemRole::kHandleCreate, EventKind::kCall, call, name);
+          item.key = objectKey(out);
+        }
+        break;
+      case ApiRole::kHandleStream: {
+        RawItem& item = addItem(ItemRole::kHandleStream, EventKind::kCall, call, name);
+        item.key = objectKey(argument(call, 0));
+        item.stream = streamArgument(call, api.stream_arg, callee);
+        break;
+      }
+    }
+  }
+
+  // The torch C++ API: CUDAGraph, CUDAEvent, CUDAStream and Tensor methods. Returns false for
+  // anything else (a user method is then lowered as a call).
+  bool lowerMemberCall(const clang::CXXMemberCallExpr* call, const Callee& callee) {
+    const clang::Expr* object = call->getImplicitObjectArgument();
+    if (object == nullptr || configuredSync(callee, true)) return false;
+    clang::QualType type = object->getType();
+    if (type->isPointerType()) type = type->getPointeeType();
+    const std::string& name = callee.name;
+    if (typeNameContains(type, "CUDAGraph")) {
+      if (name == "capture_begin" || name == "capture_end") {
+        bool begin = name == "capture_begin";
+        RawItem& item = addItem(begin ? ItemRole::kCaptureBegin : ItemRole::kCaptureEnd,
+                                EventKind::kCall, call, callee.qualified);
+        item.torch_graph = true;
+        item.key = "graph:" + textOf(object);
+        item.stream.kind = StreamKind::kTorchCurrent;
+        item.stream.name = "at::cuda::getCurrentCUDAStream()";
+        if (begin) item.text = captureMode(argument(call, 1), context_);
+        return true;
+      }
+      if (name == "replay") {
+        addEvent(EventKind::kReplay, call, callee.qualified, textOf(object));
+        return true;
+      }
+      return true;
+    }
+    if (typeNameContains(type, "CUDAStream")) {
+      if (name == "synchronize" || name == "query") {
+        addEvent(EventKind::kHostSync, call, callee.qualified);
+      }
+      return true;
+    }
+    if (typeNameContains(type, "CUDAEvent")) {
+      if (name == "synchronize" || name == "query") {
+        addEvent(EventKind::kHostSync, call, callee.qualified);
+      } else if (name == "record" || name == "recordOnce") {
+        RawItem& item = addItem(ItemRole::kEventRecord, EventKind::kCall, call, callee.qualified);
+        item.key = objectKey(object);
+        if (const clang::Expr* stream = argument(call, 0)) {
+          item.stream = classifyStream(stream, 0);
+        } else {
+          item.stream.kind = StreamKind::kTorchCurrent;
+        }
+      } else if (name == "block") {
+        RawItem& item = addItem(ItemRole::kStreamWait, EventKind::kCall, call, callee.qualified);
+        item.key = objectKey(object);
+        item.stream = classifyStream(argument(call, 0), 0);
+      }
+      return true;
+    }
+    if (isTensorLike(type)) {
+      if (name == "item" || name == "cpu") addEvent(EventKind::kHostSync, call, "at::Tensor." + name);
+      return true;
+    }
+    return false;
+  }
+
+  // ---- writes ------------------------------------------------------------------------------
+
+  void noteWrite(const clang::Expr* target, const clang::Expr* value, const clang::Expr* whole,
+                 bool plain_assignment) {
+    const clang::Expr* lhs = target->IgnoreParenImpCasts();
+    bool dependent = value != nullptr && captureDependent(value, 0);
+    if (const auto* ref = dyn_cast<clang::DeclRefExpr>(lhs)) {
+      const auto* var = dyn_cast<clang::VarDecl>(ref->getDecl());
+      if (var == nullptr) return;
+      const clang::VarDecl* canonical = var->getCanonicalDecl();
+      RawItem& item = addItem(ItemRole::kAssign, EventKind::kBind, whole, "");
+      item.var = pointerId(canonical);
+      if (plain_assignment && var->getType()->isPointerType()) {
+        addEvent(EventKind::kBind, whole, "=", var->getNameAsString());
+        function_->items.back().event.subject.kind = ValueKind::kTensor;
+      }
+      if (dependent) tainted_.insert(canonical);
+      if (plain_assignment && dependent) {
+        if (int polarity = capturePolarity(value); polarity != 0) {
+          polarity_[canonical] = polarity;
+        } else {
+          polarity_.erase(canonical);
+        }
+      }
+      if (plain_assignment && isStreamType(var->getType()) && value != nullptr) {
+        StreamRef ref_value = classifyStream(value, 0);
+        if (ref_value.kind != StreamKind::kOther && ref_value.kind != StreamKind::kMissing) {
+          aliases_[canonical] = ref_value;
+        } else {
+          aliases_.erase(canonical);
+        }
+      }
+      return;
+    }
+    if (const auto* member = dyn_cast<clang::MemberExpr>(lhs)) {
+      const clang::Expr* base = member->getBase()->IgnoreParenImpCasts();
+      if (isa<clang::CXXThisExpr>(base)) {
+        const clang::Decl* field = member->getMemberDecl()->getCanonicalDecl();
+        RawItem& item = addItem(ItemRole::kAssign, EventKind::kBind, whole, "");
+        item.var = pointerId(field);
+        if (plain_assignment && member->getType()->isPointerType()) {
+          addEvent(EventKind::kBind, whole, "=", textOf(member));
+          function_->items.back().event.subject.kind = ValueKind::kTensor;
+        }
+        if (dependent) tainted_.insert(field);
+        return;
+      }
+      if (member->isArrow()) noteHostWrite(base, whole);
+      return;
+    }
+    if (const auto* subscript = dyn_cast<clang::ArraySubscriptExpr>(lhs)) {
+      noteHostWrite(subscript->getBase(), whole);
+      return;
+    }
+    if (const auto* unary = dyn_cast<clang::UnaryOperator>(lhs);
+        unary != nullptr && unary->getOpcode() == clang::UO_Deref) {
+      noteHostWrite(bufferBase(unary->getSubExpr()), whole);
+    }
+  }
+
+  void noteHostWrite(const clang::Expr* buffer, const clang::Expr* whole) {
+    const clang::Expr* base = strip(buffer);
+    if (!isa<clang::DeclRefExpr, clang::MemberExpr>(base)) return;
+    RawItem& item = addItem(ItemRole::kHostWrite, EventKind::kHostBufferWrite, whole, "");
+    item.key = objectKey(base);
+    item.event.subject.text = textOf(base);
+  }
+
+  // ---- capture-dependent branches ----------------------------------------------------------
+
+  // Does a condition read the capture state? A torch capture-status call in it, or a variable
+  // a capture query wrote (cudaStreamIsCapturing(s, &status)) or that was computed from one.
+  // The C queries return an error code: calling one in the condition only checks for errors.
+  bool captureDependent(const clang::Stmt* statement, int depth) const {
+    if (statement == nullptr || depth > 2 * kMaxDepth) return false;
+    if (const auto* call = dyn_cast<clang::CallExpr>(statement)) {
+      std::string name = calleeOf(call).name;
+      if (isTorchCaptureQuery(name)) return true;
+      const ApiInfo* api = findCudaApi(name);
+      if (api != nullptr && api->role == ApiRole::kCaptureQuery) return false;
+    }
+    if (const auto* ref = dyn_cast<clang::DeclRefExpr>(statement)) {
+      if (tainted_.count(ref->getDecl()->getCanonicalDecl()) != 0) return true;
+    }
+    if (const auto* member = dyn_cast<clang::MemberExpr>(statement)) {
+      if (tainted_.count(member->getMemberDecl()->getCanonicalDecl()) != 0) return true;
+    }
+    for (const clang::Stmt* child : statement->children()) {
+      if (captureDependent(child, depth + 1)) return true;
+    }
+    return false;
+  }
+
+  // The device work a statement enqueues, as a sorted list of names: the two sides of a
+  // capture-dependent branch "compute differently" when these differ.
+  std::vector<std::string> workSignature(const clang::Stmt* root) const {
+    std::vector<std::string> signature;
+    llvm::SmallVector<const clang::Stmt*, 32> pending;
+    if (root != nullptr) pending.push_back(root);
+    std::size_t visited = 0;
+    while (!pending.empty() && visited++ < kMaxSignatureNodes) {
+      const clang::Stmt* statement = pending.pop_back_val();
+      if (statement == nullptr) continue;
+      if (const auto* launch = dyn_cast<clang::CUDAKernelCallExpr>(statement)) {
+        signature.push_back("launch " + calleeOfExpr(launch->getCallee()).name);
+      } else if (const auto* call = dyn_cast<clang::CallExpr>(statement);
+                 call != nullptr && !isa<clang::CXXOperatorCallExpr>(call)) {
+        std::string entry = workEntry(call);
+        if (!entry.empty()) signature.push_back(std::move(entry));
+      }
+      for (const clang::Stmt* child : statement->children()) pending.push_back(child);
+    }
+    std::sort(signature.begin(), signature.end());
+    return signature;
+  }
+
+  std::string workEntry(const clang::CallExpr* call) const {
+    Callee callee = calleeOf(call);
+    if (callee.name.empty() || callee.name == "__cudaPushCallConfiguration" ||
+        isReportingCall(callee.name)) {
+      return "";
+    }
+    if (const ApiInfo* api = findCudaApi(callee.name)) {
+      switch (api->role) {
+        case ApiRole::kAsyncWork:
+        case ApiRole::kSyncCopy:
+        case ApiRole::kAsyncAlloc:
+        case ApiRole::kAsyncFree:
+        case ApiRole::kGraphLaunch:
+          return "api " + std::string(baseApiName(callee.name));
+        default:
+          return "";
+      }
+    }
+    if (isLibraryWork(callee.name)) return "library " + callee.name;
+    if (isUserFunction(callee.decl)) return "call " + callee.qualified;
+    if (isTorchCaptureQuery(callee.name) || isTorchCurrentStream(callee.name) ||
+        isTorchDefaultStream(callee.name) || isTorchNewStream(callee.name)) {
+      return "";
+    }
+    if (callee.decl != nullptr && (callee.qualified.starts_with("at::") ||
+                                   callee.qualified.starts_with("torch::"))) {
+      return "op " + callee.qualified;
+    }
+    return "";
+  }
+
+  static bool exits(const clang::Stmt* statement) {
+    if (statement == nullptr) return false;
+    if (isa<clang::ReturnStmt, clang::BreakStmt, clang::ContinueStmt, clang::GotoStmt,
+            clang::CXXThrowExpr>(statement)) {
+      return true;
+    }
+    if (const auto* block = dyn_cast<clang::CompoundStmt>(statement)) {
+      return !block->body_empty() && exits(block->body_back());
+    }
+    return false;
+  }
+
+  // The statements after `branch` in its block: what an early exit skips.
+  std::vector<std::string> restSignature(const clang::Stmt* branch) const {
+    std::vector<std::string> signature;
+    if (compounds_.empty()) return signature;
+    const clang::CompoundStmt* block = compounds_.back();
+    bool after = false;
+    for (const clang::Stmt* statement : block->body()) {
+      if (after) {
+        std::vector<std::string> part = workSignature(statement);
+        signature.insert(signature.end(), part.begin(), part.end());
+      }
+      after = after || statement == branch;
+    }
+    std::sort(signature.begin(), signature.end());
+    return signature;
+  }
+
+  void noteBranch(const clang::Expr* condition, const clang::Stmt* first,
+                  const clang::Stmt* second, const clang::Stmt* branch) {
+    if (condition == nullptr || !captureDependent(condition, 0)) return;
+    std::vector<std::string> one = workSignature(first);
+    std::vector<std::string> other;
+    if (second != nullptr) {
+      other = workSignature(second);
+    } else if (branch != nullptr && exits(first)) {
+      other = restSignature(branch);
+    }
+    RawItem& item = addItem(ItemRole::kEvent, EventKind::kBranch, condition, "");
+    item.event.subject.text = item.event.text;
+    item.event.flags = kFlagCaptureDependent | (one != other ? kFlagSidesDiffer : 0);
+  }
+
+  clang::ASTContext& context_;
+  const clang::SourceManager& sources_;
+  const SourceFile& source_;
+  const LoweringOptions& options_;
+  RawTranslationUnit& unit_;
+
+  RawFunction* function_ = nullptr;
+  const clang::FunctionDecl* current_decl_ = nullptr;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> blocks_;
+  std::vector<const clang::CompoundStmt*> compounds_;
+  int not_capturing_ = 0;
+  std::map<const clang::VarDecl*, std::int32_t> loop_of_var_;
+  std::map<const clang::VarDecl*, StreamRef> aliases_;
+  std::set<const clang::VarDecl*> created_locals_;
+  std::set<const clang::Decl*> tainted_;
+  std::map<const clang::Decl*, int> polarity_;  // capture-state flags: see capturePolarity
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> not_capturing_ranges_;
+};
+
+}  // namespace
+
+void lowerTranslationUnit(clang::ASTContext& context, const SourceFile& source,
+                          const LoweringOptions& options, RawTranslationUnit& unit) {
+  Lowering lowering(context, source, options, unit);
+  lowering.TraverseDecl(context.getTranslationUnitDecl());
+}
+
+}  // namespace graphsafe::cuda

@@ -1,0 +1,35 @@
+#include "frontends/cuda/extension_code.h"
+
+#include <cctype>
+
+namespace graphsafe::cuda {
+
+namespace {
+
+// `#include <torch/...>`, `#include "ATen/..."`, ...: the directive, then the header's directory.
+bool includesTorchHeader(std::string_view text) {
+  for (std::size_t at = text.find("#"); at != std::string_view::npos; at = text.find('#', at + 1)) {
+    std::size_t i = at + 1;
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
+    if (text.substr(i, 7) != "include") continue;
+    i += 7;
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
+    if (i >= text.size() || (text[i] != '<' && text[i] != '"')) continue;
+    std::string_view header = text.substr(i + 1);
+    for (std::string_view prefix : {"torch/", "ATen/", "c10/"}) {
+      if (header.starts_with(prefix)) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+bool isExtensionCode(std::string_view text) {
+  if (includesTorchHeader(text)) return true;
+  if (text.find("TORCH_LIBRARY") != std::string_view::npos) return true;
+  return text.find("PYBIND11_MODULE") != std::string_view::npos &&
+         text.find("torch") != std::string_view::npos;
+}
+
+}  // namespace graphsafe::cuda

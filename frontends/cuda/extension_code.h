@@ -1,0 +1,13 @@
+#pragma once
+
+#include <string_view>
+
+namespace graphsafe::cuda {
+
+// Is this C++ reachable from PyTorch? It includes torch/, ATen/ or c10/ headers, or registers
+// operators (TORCH_LIBRARY..., or PYBIND11_MODULE in a file that mentions torch). Work it
+// launches runs inside whatever capture the Python caller started, so it must go to the current
+// stream even where no capture is visible (GS304).
+bool isExtensionCode(std::string_view text);
+
+}  // namespace graphsafe::cuda

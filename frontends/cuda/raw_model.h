@@ -1,0 +1,104 @@
+#pragma once
+
+// What the AST visitor collects from one translation unit, as plain data: the facts that need
+// Clang (names, types, source ranges, which variable an expression is) are settled during the
+// traversal, and everything that needs the whole function or file (capture regions, forks and
+// joins, values that change after the capture) is decided afterwards by the region builder,
+// which is ordinary C++ and can be tested without parsing anything.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analyzer/model/capture_model.h"
+
+namespace graphsafe::cuda {
+
+// A stream argument, as the visitor classified it.
+enum class StreamKind : std::uint8_t {
+  kNone,              // the item puts no work on a stream
+  kMissing,           // omitted: the legacy default stream
+  kLegacyDefault,     // 0, NULL, nullptr, cudaStreamLegacy, CU_STREAM_LEGACY
+  kPerThreadDefault,  // cudaStreamPerThread, or 0 when compiled for per-thread default streams
+  kTorchDefault,      // at::cuda::getDefaultCUDAStream()
+  kTorchCurrent,      // at::cuda::getCurrentCUDAStream(), or a variable initialized from it
+  kCreated,           // a stream this code creates (cudaStreamCreate, getStreamFromPool)
+  kNamed,             // a variable, parameter or member whose value is not known
+  kOther,             // anything else: nothing is known
+};
+
+struct StreamRef {
+  StreamKind kind = StreamKind::kNone;
+  std::string key;   // identity of a variable-like stream (kCreated, kNamed), after aliases
+  std::string name;  // how to name it in a message: "s", "this->stream_"
+};
+
+enum class ItemRole : std::uint8_t {
+  kEvent,          // `event` is final (host sync, call, bind, free, replay, query, branch)
+  kWork,           // device work on `stream`; `event` is its kTensorOp
+  kCaptureBegin,   // a capture begins: `stream`, `key` = what the end must match, `text` = mode
+  kCaptureEnd,     // a capture ends: `key` as for the begin, `text` = the graph it yields
+  kEventRecord,    // event `key` recorded on `stream`
+  kStreamWait,     // `stream` waits for event `key`
+  kStreamCreate,   // stream `key` created here (a member or global: locals are kCreated already)
+  kAssign,         // host variable `var` assigned
+  kPinnedAlloc,    // host buffer `key` allocated pinned (cudaMallocHost, cudaHostAlloc)
+  kHostWrite,      // the CPU writes through host pointer `key`; `event` is ready but for kind
+  kHandleCreate,   // library handle `key` created (cublasCreate, cudnnCreate)
+  kHandleStream,   // library handle `key` bound to `stream` (cublasSetStream, cudnnSetStream)
+  kHandleUse,      // library call through handle `key`; `event` is its kTensorOp
+};
+
+// A host variable an argument reads, and the for loop (index into RawFunction::loops) whose
+// loop variable it is, or -1.
+struct VarUse {
+  std::uint64_t var = 0;
+  std::int32_t loop = -1;
+};
+
+struct RawItem {
+  ItemRole role = ItemRole::kEvent;
+  Event event;  // range and api always set; the rest as the role says
+  StreamRef stream;
+  std::string key;
+  std::string text;
+  std::uint64_t var = 0;
+  // kCall: the callee's identity when it is defined in this translation unit.
+  std::string callee_key;
+  // Per event.args: the host variables each argument reads (for frozen-scalar facts).
+  std::vector<std::vector<VarUse>> arg_vars;
+  // The innermost block (braces, or the body of an if/loop) around the item, by byte offset.
+  std::uint32_t block_begin = 0;
+  std::uint32_t block_end = 0;
+  // kCaptureBegin: the torch CUDAGraph API (capture_begin), which captures the current stream.
+  bool torch_graph = false;
+  // In the side of a branch on the capture state taken only when the stream is not capturing
+  // (`if (status == cudaStreamCaptureStatusNone) cudaStreamSynchronize(s);`).
+  bool not_capturing = false;
+};
+
+// A loop statement (for, range-for, while, do), and its body.
+struct RawLoop {
+  std::uint32_t begin = 0;
+  std::uint32_t end = 0;
+  std::uint32_t body_begin = 0;
+  std::uint32_t body_end = 0;
+};
+
+struct RawFunction {
+  FunctionModel model;  // name, qualified name, ranges, parameters; events are built later
+  std::string key;      // identity, for calls within the translation unit
+  std::vector<RawItem> items;
+  std::vector<RawLoop> loops;
+};
+
+struct RawTranslationUnit {
+  std::vector<RawFunction> functions;
+  std::vector<SourceComment> comments;
+  std::vector<Notice> notices;
+  // Includes torch/ATen/c10 headers or registers operators: launches must use the current
+  // stream even with no capture in sight (GS304).
+  bool extension_code = false;
+};
+
+}  // namespace graphsafe::cuda

@@ -1,0 +1,467 @@
+#include "frontends/cuda/region_builder.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace graphsafe::cuda {
+
+namespace {
+
+std::uint32_t offsetOf(const RawItem& item) { return item.event.range.begin; }
+
+bool contains(std::uint32_t begin, std::uint32_t end, std::uint32_t offset) {
+  return begin <= offset && offset < end;
+}
+
+// Facts about the whole translation unit, gathered before any function is lowered: a handle
+// may be created in one function and used in another.
+struct UnitFacts {
+  std::set<std::string> pinned;           // host buffers allocated pinned
+  std::set<std::string> created_streams;  // members and globals given a new stream
+  std::set<std::string> created_handles;  // cublasCreate / cudnnCreate
+  std::map<std::string, bool> handle_on_default;  // handle -> its only streams are defaults
+  std::unordered_map<std::string, FunctionId> functions;
+};
+
+bool isDefaultStream(StreamKind kind) {
+  return kind == StreamKind::kMissing || kind == StreamKind::kLegacyDefault ||
+         kind == StreamKind::kPerThreadDefault || kind == StreamKind::kTorchDefault;
+}
+
+UnitFacts gatherFacts(const RawTranslationUnit& unit) {
+  UnitFacts facts;
+  for (std::size_t f = 0; f < unit.functions.size(); ++f) {
+    const RawFunction& function = unit.functions[f];
+    if (!function.key.empty()) facts.functions.emplace(function.key, static_cast<FunctionId>(f));
+    for (const RawItem& item : function.items) {
+      switch (item.role) {
+        case ItemRole::kPinnedAlloc:
+          facts.pinned.insert(item.key);
+          break;
+        case ItemRole::kStreamCreate:
+          facts.created_streams.insert(item.key);
+          break;
+        case ItemRole::kHandleCreate:
+          facts.created_handles.insert(item.key);
+          break;
+        case ItemRole::kHandleStream: {
+          bool on_default = isDefaultStream(item.stream.kind);
+          auto [it, inserted] = facts.handle_on_default.emplace(item.key, on_default);
+          if (!inserted) it->second = it->second && on_default;
+          break;
+        }
+        default:
+          break;
+      }
+    }
+  }
+  return facts;
+}
+
+std::string describeDefault(const StreamRef& stream) {
+  switch (stream.kind) {
+    case StreamKind::kMissing:
+      return "the legacy default stream (no stream given: stream 0)";
+    case StreamKind::kLegacyDefault:
+      return stream.name.empty() || stream.name == "0"
+                 ? "the legacy default stream (stream 0)"
+                 : "the legacy default stream (`" + stream.name + "`)";
+    case StreamKind::kPerThreadDefault:
+      return "the per-thread default stream (`" +
+             (stream.name.empty() ? std::string("cudaStreamPerThread") : stream.name) + "`)";
+    case StreamKind::kTorchDefault:
+      return "the default CUDA stream (`" + stream.name + "`), not the current stream";
+    default:
+      return "";
+  }
+}
+
+// One stream-capture region of a function while it is being lowered.
+struct Span {
+  std::int32_t index = -1;  // in FileModel::regions
+  std::uint32_t begin = 0;
+  std::uint32_t end = 0;
+  bool closed = false;  // an end call was found
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> excluded;
+  std::uint32_t block_begin = 0;
+  std::uint32_t block_end = 0;
+  StreamRef capture;
+  // Fork and join state, in source order.
+  std::set<std::string> forked;
+  std::map<std::string, std::string> recorded;  // event -> stream key it was recorded on
+  std::map<std::string, std::string> names;     // stream key -> name
+
+  bool holds(std::uint32_t offset) const {
+    if (!(begin < offset && offset < end)) return false;
+    for (const auto& [from, to] : excluded) {
+      if (from < offset && offset < to) return false;
+    }
+    return true;
+  }
+};
+
+// The key the capture stream has inside its region (no variable key can start with "@").
+const std::string kCaptureKey = "@capture";
+
+class FunctionLowering {
+ public:
+  FunctionLowering(RawFunction& raw, FileModel& model, const UnitFacts& facts,
+                   bool extension_code)
+      : raw_(raw), model_(model), facts_(facts), extension_code_(extension_code) {}
+
+  FunctionModel lower(FunctionId id) {
+    std::stable_sort(raw_.items.begin(), raw_.items.end(),
+                     [](const RawItem& a, const RawItem& b) { return offsetOf(a) < offsetOf(b); });
+    findRegions(id);
+    for (RawItem& item : raw_.items) lowerItem(item);
+    FunctionModel function = std::move(raw_.model);
+    function.events = std::move(events_);
+    return function;
+  }
+
+ private:
+  // Pairs each begin with its end; see region_builder.h for the rule.
+  void findRegions(FunctionId id) {
+    const auto& items = raw_.items;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      const RawItem& begin = items[i];
+      if (begin.role != ItemRole::kCaptureBegin) continue;
+      Span span;
+      span.begin = offsetOf(begin);
+      span.end = raw_.model.body.end;
+      span.block_begin = begin.block_begin;
+      span.block_end = begin.block_end;
+      span.capture = begin.stream;
+      const RawItem* closing = nullptr;
+      std::vector<const RawItem*> nested;
+      for (std::size_t j = i + 1; j < items.size(); ++j) {
+        const RawItem& end = items[j];
+        if (end.role != ItemRole::kCaptureEnd || end.key != begin.key) continue;
+        if (contains(end.block_begin, end.block_end, span.begin)) {
+          closing = &end;
+          break;
+        }
+        nested.push_back(&end);
+      }
+      if (closing == nullptr && !nested.empty()) {
+        closing = nested.front();
+        nested.clear();
+      }
+      if (closing != nullptr) {
+        span.end = offsetOf(*closing);
+        span.closed = true;
+      }
+      for (const RawItem* end : nested) span.excluded.emplace_back(offsetOf(*end), end->block_end);
+
+      CaptureRegion region;
+      region.kind = begin.torch_graph ? RegionKind::kCaptureBeginEnd : RegionKind::kStreamCapture;
+      region.site = begin.event.range;
+      region.stream = begin.stream.name;
+      region.mode = begin.text;
+      region.graph = begin.torch_graph ? begin.key.substr(begin.key.find(':') + 1)
+                                       : (closing != nullptr ? closing->text : "");
+      region.function = id;
+      span.index = static_cast<std::int32_t>(model_.regions.size());
+      model_.regions.push_back(std::move(region));
+      spans_.push_back(std::move(span));
+    }
+  }
+
+  // The innermost region holding an offset: the one that began last.
+  Span* spanAt(std::uint32_t offset) {
+    Span* found = nullptr;
+    for (Span& span : spans_) {
+      if (span.holds(offset) && (found == nullptr || span.begin > found->begin)) found = &span;
+    }
+    return found;
+  }
+
+  // The key a stream has inside a region: the capture stream's own key is kCaptureKey.
+  static std::string keyIn(const Span& span, const StreamRef& stream) {
+    const StreamRef& capture = span.capture;
+    if (stream.kind == StreamKind::kTorchCurrent && capture.kind == StreamKind::kTorchCurrent) {
+      return kCaptureKey;
+    }
+    if (stream.kind == StreamKind::kPerThreadDefault &&
+        capture.kind == StreamKind::kPerThreadDefault) {
+      return kCaptureKey;
+    }
+    if ((stream.kind == StreamKind::kNamed || stream.kind == StreamKind::kCreated) &&
+        !stream.key.empty() && stream.key == capture.key) {
+      return kCaptureKey;
+    }
+    if (stream.kind == StreamKind::kNamed || stream.kind == StreamKind::kCreated) {
+      return stream.key;
+    }
+    return "";
+  }
+
+  static bool captureKnown(const Span& span) {
+    StreamKind kind = span.capture.kind;
+    return kind == StreamKind::kNamed || kind == StreamKind::kCreated ||
+           kind == StreamKind::kTorchCurrent || kind == StreamKind::kPerThreadDefault;
+  }
+
+  // Why work on `stream` at `offset` escapes the capture, or "" when it does not (or when
+  // too little is known to say).
+  std::string escapeReason(const StreamRef& stream, Span* span) {
+    std::string reason = describeDefault(stream);
+    if (!reason.empty()) {
+      if (span != nullptr && keyIn(*span, stream) == kCaptureKey) return "";
+      return reason;
+    }
+    if (stream.kind != StreamKind::kNamed && stream.kind != StreamKind::kCreated) return "";
+    if (span != nullptr) {
+      std::string key = keyIn(*span, stream);
+      if (key.empty() || key == kCaptureKey || span->forked.count(key) != 0) return "";
+      if (!captureKnown(*span)) return "";
+      bool created = stream.kind == StreamKind::kCreated ||
+                     facts_.created_streams.count(stream.key) != 0;
+      if (span->capture.kind == StreamKind::kTorchCurrent && !created) return "";
+      std::string capture_name = span->capture.kind == StreamKind::kTorchCurrent
+                                     ? std::string("the current stream")
+                                     : "`" + span->capture.name + "`";
+      return "stream `" + stream.name + "`, which is neither the capture stream (" +
+             capture_name + ") nor forked from it";
+    }
+    // Outside any visible region, only a stream this function creates is known not to be the
+    // capture stream of a caller, unless this function makes it wait on something first.
+    if (stream.kind != StreamKind::kCreated || waited_.count(stream.key) != 0) return "";
+    return "stream `" + stream.name + "`, created here and never made to wait on the current "
+           "stream";
+  }
+
+  void pushStreamUse(const RawItem& item, std::string reason, Span* span) {
+    Event use;
+    use.kind = EventKind::kStreamUse;
+    use.range = item.event.range;
+    use.api = item.event.api;
+    use.text = std::move(reason);
+    use.region = span != nullptr ? span->index : -1;
+    push(std::move(use));
+  }
+
+  void push(Event event) {
+    if (extension_code_) event.flags |= kFlagExtensionCode;
+    events_.push_back(std::move(event));
+  }
+
+  // Host scalars an argument reads that change after the capture while the graph is launched.
+  void classifyArguments(RawItem& item, const Span* span) {
+    if (span == nullptr) return;
+    const CaptureRegion& region = model_.regions[static_cast<std::size_t>(span->index)];
+    if (region.kind != RegionKind::kStreamCapture && region.kind != RegionKind::kCaptureBeginEnd) {
+      return;
+    }
+    for (std::size_t i = 0; i < item.event.args.size() && i < item.arg_vars.size(); ++i) {
+      Value& value = item.event.args[i];
+      if (value.kind != ValueKind::kUnknown) continue;
+      for (const VarUse& use : item.arg_vars[i]) {
+        if (use.loop >= 0 && static_cast<std::size_t>(use.loop) < raw_.loops.size() &&
+            capturedOnceIn(raw_.loops[static_cast<std::size_t>(use.loop)], *span)) {
+          value.kind = ValueKind::kHostVarying;
+          value.origin = ValueOrigin::kLoopVariable;
+          break;
+        }
+        if (reassignedAfter(use.var, *span)) {
+          value.kind = ValueKind::kHostVarying;
+          value.origin = ValueOrigin::kReassigned;
+          break;
+        }
+      }
+    }
+  }
+
+  // A loop that holds the capture but does not run it on every iteration (it sits in a nested
+  // block: `if (!captured) { ... }`): later iterations launch what the first one captured.
+  static bool capturedOnceIn(const RawLoop& loop, const Span& span) {
+    if (!contains(loop.begin, loop.end, span.begin)) return false;
+    return !(span.block_begin == loop.body_begin && span.block_end == loop.body_end);
+  }
+
+  // Is `var` assigned after the capture ended and before a later graph launch of this function
+  // (or in a loop that also launches, and does not capture again on every iteration)?
+  bool reassignedAfter(std::uint64_t var, const Span& span) const {
+    if (var == 0 || !span.closed) return false;
+    for (const RawItem& assign : raw_.items) {
+      if (assign.role != ItemRole::kAssign || assign.var != var) continue;
+      std::uint32_t at = offsetOf(assign);
+      if (at <= span.end) continue;
+      for (const RawItem& launch : raw_.items) {
+        if (launch.role != ItemRole::kEvent || launch.event.kind != EventKind::kReplay) continue;
+        std::uint32_t replay = offsetOf(launch);
+        if (replay <= span.end) continue;
+        if (replay > at) return true;
+        for (const RawLoop& loop : raw_.loops) {
+          if (contains(loop.begin, loop.end, at) && contains(loop.begin, loop.end, replay) &&
+              (!contains(loop.begin, loop.end, span.begin) || capturedOnceIn(loop, span))) {
+            return true;
+          }
+        }
+      }
+    }
+    return false;
+  }
+
+  void lowerItem(RawItem& item) {
+    std::uint32_t offset = offsetOf(item);
+    Span* span = spanAt(offset);
+    item.event.region = span != nullptr ? span->index : -1;
+    // Code that runs only when the stream is not capturing does not run under a caller's capture.
+    if (item.not_capturing && span == nullptr &&
+        (item.role == ItemRole::kEvent || item.role == ItemRole::kWork ||
+         item.role == ItemRole::kHandleUse || item.role == ItemRole::kHostWrite)) {
+      return;
+    }
+    switch (item.role) {
+      case ItemRole::kEvent: {
+        if (item.event.kind == EventKind::kCall && !item.callee_key.empty()) {
+          auto it = facts_.functions.find(item.callee_key);
+          if (it != facts_.functions.end()) item.event.callee = it->second;
+        }
+        if (item.event.kind == EventKind::kCall) classifyArguments(item, span);
+        push(std::move(item.event));
+        break;
+      }
+      case ItemRole::kWork: {
+        classifyArguments(item, span);
+        std::string reason = escapeReason(item.stream, span);
+        RawItem copy_for_use;
+        copy_for_use.event.range = item.event.range;
+        copy_for_use.event.api = item.event.api;
+        push(std::move(item.event));
+        if (!reason.empty()) pushStreamUse(copy_for_use, std::move(reason), span);
+        break;
+      }
+      case ItemRole::kEventRecord: {
+        std::string reason = escapeReason(item.stream, span);
+        if (!reason.empty()) pushStreamUse(item, std::move(reason), span);
+        if (span == nullptr) break;
+        std::string key = keyIn(*span, item.stream);
+        if (!key.empty() && (key == kCaptureKey || span->forked.count(key) != 0)) {
+          span->recorded[item.key] = key;
+          span->names[key] = item.stream.name;
+        } else {
+          span->recorded.erase(item.key);
+        }
+        break;
+      }
+      case ItemRole::kStreamWait: {
+        if (!item.stream.key.empty()) waited_.insert(item.stream.key);
+        if (span == nullptr) break;
+        auto recorded = span->recorded.find(item.key);
+        if (recorded == span->recorded.end()) break;
+        std::string waiter = keyIn(*span, item.stream);
+        if (waiter.empty()) break;
+        Event event;
+        event.range = item.event.range;
+        event.api = item.event.api;
+        event.text = item.event.text;
+        event.region = span->index;
+        if (waiter == kCaptureKey) {
+          if (recorded->second == kCaptureKey) break;
+          event.kind = EventKind::kStreamJoin;
+          event.subject.text = span->names[recorded->second];
+        } else {
+          span->forked.insert(waiter);
+          span->names[waiter] = item.stream.name;
+          event.kind = EventKind::kStreamFork;
+          event.subject.text = item.stream.name;
+        }
+        push(std::move(event));
+        break;
+      }
+      case ItemRole::kHostWrite:
+        if (facts_.pinned.count(item.key) != 0) {
+          item.event.kind = EventKind::kHostBufferWrite;
+          push(std::move(item.event));
+        }
+        break;
+      case ItemRole::kHandleUse: {
+        std::string handle = item.text;
+        bool created = facts_.created_handles.count(item.key) != 0;
+        auto set = facts_.handle_on_default.find(item.key);
+        std::string reason;
+        if (set != facts_.handle_on_default.end() && set->second) {
+          reason = "the legacy default stream (library handle `" + handle +
+                   "` is only ever set to a default stream)";
+        } else if (created && set == facts_.handle_on_default.end()) {
+          reason = "the legacy default stream (library handle `" + handle +
+                   "` is never given a stream with cublasSetStream/cudnnSetStream)";
+        }
+        RawItem copy_for_use;
+        copy_for_use.event.range = item.event.range;
+        copy_for_use.event.api = item.event.api;
+        push(std::move(item.event));
+        if (!reason.empty()) pushStreamUse(copy_for_use, std::move(reason), span);
+        break;
+      }
+      case ItemRole::kCaptureBegin:
+      case ItemRole::kCaptureEnd:
+      case ItemRole::kStreamCreate:
+      case ItemRole::kAssign:
+      case ItemRole::kPinnedAlloc:
+      case ItemRole::kHandleCreate:
+      case ItemRole::kHandleStream:
+        break;
+    }
+  }
+
+  RawFunction& raw_;
+  FileModel& model_;
+  const UnitFacts& facts_;
+  bool extension_code_;
+  std::vector<Span> spans_;
+  std::vector<Event> events_;
+  std::set<std::string> waited_;  // streams made to wait on an event so far
+};
+
+}  // namespace
+
+bool entryPointMatches(std::string_view entry, std::string_view qualified_name,
+                       std::string_view name) {
+  if (entry.empty() || entry.find('.') != std::string_view::npos) return false;
+  if (entry.find("::") == std::string_view::npos) return entry == name;
+  if (entry.starts_with("::")) entry.remove_prefix(2);
+  if (entry == qualified_name) return true;
+  return qualified_name.size() > entry.size() + 2 && qualified_name.ends_with(entry) &&
+         qualified_name.substr(qualified_name.size() - entry.size() - 2, 2) == "::";
+}
+
+FileModel buildFileModel(RawTranslationUnit unit, const SourceFilePtr& source,
+                         const AnalysisSettings& settings) {
+  FileModel model;
+  model.language = Language::kCuda;
+  model.source = source;
+  model.comments = std::move(unit.comments);
+  model.notices = std::move(unit.notices);
+
+  UnitFacts facts = gatherFacts(unit);
+  model.functions.reserve(unit.functions.size());
+  for (std::size_t f = 0; f < unit.functions.size(); ++f) {
+    FunctionLowering lowering(unit.functions[f], model, facts, unit.extension_code);
+    model.functions.push_back(lowering.lower(static_cast<FunctionId>(f)));
+  }
+
+  for (std::size_t f = 0; f < model.functions.size(); ++f) {
+    const FunctionModel& function = model.functions[f];
+    for (const std::string& entry : settings.capture_entry_points) {
+      if (!entryPointMatches(entry, function.qualified_name, function.name)) continue;
+      CaptureRegion region;
+      region.kind = RegionKind::kEntryPoint;
+      region.site = function.range;
+      region.function = static_cast<FunctionId>(f);
+      region.whole_function = true;
+      model.regions.push_back(std::move(region));
+      break;
+    }
+  }
+  return model;
+}
+
+}  // namespace graphsafe::cuda

@@ -1,0 +1,69 @@
+// GS106 host-side-effect: under capture, Python state changed (a counter, a container, an
+// attribute, a global) or output printed or logged. Replay re-issues device work only: these run
+// once, while the graph is recorded. A print of a tensor is a host synchronization, reported by
+// GS401 alone; logging is reported as a warning (it loses messages, not results).
+#include "analyzer/engine/check.h"
+
+namespace graphsafe {
+
+namespace {
+
+bool contains(const SourceRange& outer, const SourceRange& inner) {
+  return outer.begin <= inner.begin && inner.end <= outer.end;
+}
+
+// Does GS401 report a synchronization inside this call (print(t), print(f"{t}"), x.item())?
+// Those events come right before the call's own event.
+bool synchronizesInside(const RegionContext& context, const Event& call) {
+  const std::vector<Event>& events = context.function->events;
+  const Event* first = events.data();
+  const Event* at = &call;
+  if (at < first || at >= first + events.size()) return false;
+  for (const Event* event = at; event-- != first;) {
+    if (!contains(call.range, event->range)) break;
+    if (event->kind != EventKind::kHostSync) continue;
+    Value subject = context.resolve(event->subject);
+    if ((event->flags & kFlagNeedsTensor) != 0 && !subject.isTensor()) continue;
+    if ((event->flags & kFlagNotKnownHost) != 0 && subject.isKnownHost()) continue;
+    return true;
+  }
+  return false;
+}
+
+class HostSideEffectCheck final : public Check {
+ public:
+  std::string_view id() const override { return "GS106"; }
+
+  void checkRegionEvent(const RegionContext& context, const Event& event,
+                        DiagnosticSink& sink) const override {
+    if (event.kind != EventKind::kHostSideEffect) return;
+    const bool logging = (event.flags & kFlagLogging) != 0;
+    const bool output = logging || event.api == "builtins.print";
+    const std::string what = "`" + event.text + "`";
+    if (output) {
+      if (synchronizesInside(context, event)) return;
+      sink.report(context, event.range,
+                  what + (logging ? " logs" : " prints") +
+                      " once, while the graph is recorded: replays run only the recorded device "
+                      "work, so nothing is " +
+                      (logging ? "logged" : "printed") +
+                      " for them and any values shown are the capture's",
+                  std::nullopt, logging ? std::optional(Severity::kWarning) : std::nullopt);
+      return;
+    }
+    if (!context.resolve(event.subject).isKnownHost()) return;
+    sink.report(context, event.range,
+                what +
+                    " changes Python state under capture: it runs once, when the graph is "
+                    "recorded, never on replay, so code that reads it afterwards sees the "
+                    "capture-time state");
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Check> makeHostSideEffectCheck() {
+  return std::make_unique<HostSideEffectCheck>();
+}
+
+}  // namespace graphsafe

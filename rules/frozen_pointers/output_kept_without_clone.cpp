@@ -1,0 +1,134 @@
+// GS203 output-kept-without-clone: a graph's output is kept (appended, stored, yielded) between
+// replays of that graph. Every replay writes the same buffer, so everything kept shows the last
+// replay. The frontend marks values that are a region's output (bound in its body, or returned
+// by a graphed or compiled callable); this check asks whether the graph is replayed both before
+// and after the store, in order or around a loop. Keeping the static output once, right after
+// the capture, is how graphs are meant to be used and stays silent.
+#include <string>
+
+#include "analyzer/engine/capture_flow.h"
+#include "analyzer/engine/check.h"
+
+namespace graphsafe {
+
+namespace {
+
+std::string lineOf(const SourceRange& range) {
+  return std::to_string(range.start.line + 1);
+}
+
+std::string keptHow(const Event& store) {
+  std::string target = store.target.empty() ? std::string() : " `" + store.target + "`";
+  if (store.api == "yield") return "yielded";
+  if (store.api == "setattr") return "stored in" + target;
+  if (store.api == "__setitem__") return "stored in" + (target.empty() ? " a container" : target);
+  if (store.api == "add" || store.api == "put" || store.api == "put_nowait") {
+    return "added to" + (target.empty() ? " a container" : target);
+  }
+  return "appended to" + (target.empty() ? " a list" : target);
+}
+
+// Does the expression need parentheses before `.clone()`? Anything with an operator, a space,
+// a lambda or a starred form at the top level does.
+bool needsParentheses(std::string_view text) {
+  int depth = 0;
+  for (char c : text) {
+    if (c == '(' || c == '[' || c == '{') {
+      ++depth;
+    } else if (c == ')' || c == ']' || c == '}') {
+      --depth;
+    } else if (depth == 0) {
+      bool plain = c == '_' || c == '.' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                   (c >= '0' && c <= '9') || static_cast<unsigned char>(c) >= 0x80;
+      if (!plain) return true;
+    }
+  }
+  return text.empty() || (text.front() >= '0' && text.front() <= '9');
+}
+
+SourceRange pointRange(const SourceFile& source, std::uint32_t offset) {
+  SourceRange range;
+  range.begin = offset;
+  range.end = offset;
+  range.start = source.pointAt(offset);
+  range.stop = range.start;
+  return range;
+}
+
+Fix cloneFix(const SourceFile& source, const SourceRange& value) {
+  Fix fix;
+  fix.description = "clone the output before keeping it";
+  std::string_view text =
+      std::string_view(source.text())
+          .substr(value.begin, value.end >= value.begin ? value.end - value.begin : 0);
+  if (needsParentheses(text)) {
+    fix.edits.push_back({pointRange(source, value.begin), "("});
+    fix.edits.push_back({pointRange(source, value.end), ").clone()"});
+  } else {
+    fix.edits.push_back({pointRange(source, value.end), ".clone()"});
+  }
+  return fix;
+}
+
+class OutputKeptWithoutCloneCheck final : public Check {
+ public:
+  std::string_view id() const override { return "GS203"; }
+
+  void checkFile(const FileModel& file, const ProgramModel& /*program*/,
+                 DiagnosticSink& sink) const override {
+    if (file.regions.empty()) return;
+    CaptureFlow flow(file);
+    for (const FunctionModel& function : file.functions) {
+      for (const Event& store : function.events) {
+        if (store.kind != EventKind::kStore || store.api == "return") continue;
+        if (store.output_of < 0 || static_cast<std::size_t>(store.output_of) >= file.regions.size())
+          continue;
+        auto r = static_cast<std::size_t>(store.output_of);
+        const CaptureRegion& region = file.regions[r];
+        if (store.subject.isKnownHost() || flow.replays(r).empty()) continue;
+        std::uint32_t at = store.range.begin;
+        if (!flow.afterCapture(r, function, at)) continue;
+        // Kept between two replays: one that wrote it (a callable's output is its own call's)
+        // and one that writes over it.
+        const CaptureFlow::Site* next = flow.replayAfter(r, function, at);
+        if (next == nullptr) continue;
+        if (!region.whole_function && flow.replayBefore(r, function, at) == nullptr) continue;
+        report(file, region, store, *next->event, sink);
+      }
+    }
+  }
+
+ private:
+  static void report(const FileModel& file, const CaptureRegion& region, const Event& store,
+                     const Event& next, DiagnosticSink& sink) {
+    std::string value = "`" + store.text + "`";
+    std::string message;
+    if (region.whole_function) {
+      std::string how = region.dynamo_traced ? "compiled with CUDA graphs" : "graphed";
+      message = value + ", returned by the " + how + " callable from line " + lineOf(region.site) +
+                ", is " + keptHow(store) + " without a copy, and the callable runs again (line " +
+                lineOf(next.range) +
+                "): its output lives in the graph's memory pool and the next replay overwrites "
+                "it, so every kept reference shows the last call's values";
+    } else {
+      message = value + ", an output of the CUDA graph captured at line " + lineOf(region.site) +
+                ", is " + keptHow(store) + " without a copy, and the graph is replayed again " +
+                "(line " + lineOf(next.range) +
+                "): every replay rewrites the same buffer, so every kept reference shows the "
+                "last replay's values";
+    }
+    std::vector<RelatedLocation> related;
+    related.push_back({file.source, region.site, "the graph's output buffer is allocated here"});
+    related.push_back({file.source, next.range, "replayed again here, overwriting it"});
+    sink.reportAt(file.source, store.range, std::move(message), std::move(related),
+                  cloneFix(*file.source, store.range));
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Check> makeOutputKeptWithoutCloneCheck() {
+  return std::make_unique<OutputKeptWithoutCloneCheck>();
+}
+
+}  // namespace graphsafe

@@ -1,0 +1,40 @@
+// GS402 pageable-copy: under capture, a copy to the device from pageable (not pinned) host
+// memory. The frontend marks such copies kFlagPageableSource: .to("cuda") or .cuda() of a
+// tensor known to live in pageable memory, copy_ from one, torch.tensor(data, device="cuda").
+// Recent PyTorch refuses them during capture; a graph could not replay them anyway.
+#include "analyzer/engine/check.h"
+
+namespace graphsafe {
+
+namespace {
+
+class PageableCopyCheck final : public Check {
+ public:
+  std::string_view id() const override { return "GS402"; }
+
+  void checkRegionEvent(const RegionContext& context, const Event& event,
+                        DiagnosticSink& sink) const override {
+    if (event.kind != EventKind::kTensorOp || (event.flags & kFlagPageableSource) == 0) return;
+    std::string source;
+    if (event.api.starts_with("torch.Tensor.") && !event.subject.text.empty()) {
+      source = event.api == "torch.Tensor.copy_" && !event.args.empty() ? event.args.front().text
+                                                                        : event.subject.text;
+    }
+    const std::string from =
+        source.empty() ? std::string("host data") : "`" + source + "`, a tensor";
+    sink.report(context, event.range,
+                "`" + event.text + "` copies " + from +
+                    " in pageable (not pinned) host memory to the device under capture: "
+                    "capture refuses such a copy (\"Cannot copy between CPU and CUDA tensors "
+                    "during CUDA graph capture unless the CPU tensor is pinned\"), and a graph "
+                    "could not replay it from memory the host may move");
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Check> makePageableCopyCheck() {
+  return std::make_unique<PageableCopyCheck>();
+}
+
+}  // namespace graphsafe

@@ -1,0 +1,763 @@
+// The CUDA C++ frontend, called directly: what it lowers into the capture model. Every test runs
+// twice, with the CUDA toolkit (when this machine has one) and with the built-in declarations
+// that stand in for it on machines without CUDA.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "analyzer/engine/analysis_settings.h"
+#include "analyzer/engine/cuda_frontend_loader.h"
+#include "analyzer/engine/cuda_prefilter.h"
+#include "analyzer/engine/engine.h"
+#include "analyzer/engine/file_walker.h"
+#include "tests/fixture_expectations.h"
+
+namespace graphsafe::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+const Frontend& cudaFrontend() {
+  static std::unique_ptr<Frontend> frontend = [] {
+    std::string error;
+    auto loaded = loadCudaFrontend(error);
+    if (!loaded) ADD_FAILURE() << error;
+    return loaded;
+  }();
+  return *frontend;
+}
+
+// A directory of its own per test, with no compile_commands.json above it.
+fs::path scratchDirectory() {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  std::string name = std::string(info->test_suite_name()) + "_" + info->name();
+  std::replace(name.begin(), name.end(), '/', '_');
+  fs::path dir = fs::temp_directory_path() / "graphsafe-cuda-frontend-test" / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+constexpr const char* kKernels = R"(
+__global__ void k(float* x) {}
+__global__ void k2(float* x, int a, float b) {}
+)";
+
+class CudaFrontendTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    directory_ = scratchDirectory();
+    settings_.cuda_path = GetParam();
+    settings_.compile_commands_dir = directory_.string();  // empty: no database
+  }
+
+  FileModel analyze(const std::string& text, const std::string& name = "test.cu") {
+    auto source = std::make_shared<SourceFile>((directory_ / name).string(), text);
+    FileModel model = cudaFrontend().analyze(source, settings_);
+    EXPECT_FALSE(model.parse_failed);
+    return model;
+  }
+
+  fs::path directory_;
+  AnalysisSettings settings_;
+};
+
+const FunctionModel* function(const FileModel& model, const std::string& name) {
+  for (const FunctionModel& candidate : model.functions) {
+    if (candidate.name == name) return &candidate;
+  }
+  ADD_FAILURE() << "no function " << name;
+  return nullptr;
+}
+
+FunctionId functionId(const FileModel& model, const std::string& name) {
+  for (std::size_t i = 0; i < model.functions.size(); ++i) {
+    if (model.functions[i].name == name) return static_cast<FunctionId>(i);
+  }
+  return kNoFunction;
+}
+
+std::vector<const Event*> events(const FunctionModel* function, EventKind kind) {
+  std::vector<const Event*> found;
+  if (function == nullptr) return found;
+  for (const Event& event : function->events) {
+    if (event.kind == kind) found.push_back(&event);
+  }
+  return found;
+}
+
+// 1-based source lines of events, for readable expectations.
+std::vector<std::uint32_t> lines(const std::vector<const Event*>& found) {
+  std::vector<std::uint32_t> result;
+  for (const Event* event : found) result.push_back(event->range.start.line + 1);
+  return result;
+}
+
+using Lines = std::vector<std::uint32_t>;
+
+TEST_P(CudaFrontendTest, StreamCaptureRegionAndWorkOffTheCaptureStream) {
+  FileModel model = analyze(std::string(kKernels) + R"(
+void run(float* x) {
+  cudaStream_t s;
+  cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+  cudaGraph_t graph;
+  cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed);
+  k<<<1, 32, 0, s>>>(x);
+  k<<<1, 32>>>(x);
+  k<<<1, 32, 0, 0>>>(x);
+  k<<<1, 32, 0, cudaStreamLegacy>>>(x);
+  cudaMemcpy(x, x, 4, cudaMemcpyDeviceToDevice);
+  cudaMemcpyAsync(x, x, 4, cudaMemcpyDeviceToDevice);
+  cudaMemcpyAsync(x, x, 4, cudaMemcpyDeviceToDevice, s);
+  cudaDeviceSynchronize();
+  cudaStreamEndCapture(s, &graph);
+  cudaDeviceSynchronize();
+}
+)");
+  ASSERT_EQ(model.regions.size(), 1u);
+  const CaptureRegion& region = model.regions[0];
+  EXPECT_EQ(region.kind, RegionKind::kStreamCapture);
+  EXPECT_EQ(region.stream, "s");
+  EXPECT_EQ(region.mode, "relaxed");
+  EXPECT_EQ(region.graph, "graph");
+  EXPECT_EQ(region.site.start.line + 1, 9u);
+  const FunctionModel* run = function(model, "run");
+  ASSERT_NE(run, nullptr);
+  EXPECT_EQ(region.function, functionId(model, "run"));
+  auto uses = events(run, EventKind::kStreamUse);
+  EXPECT_EQ(lines(uses), (Lines{11, 12, 13, 14, 15}));
+  for (const Event* use : uses) EXPECT_EQ(use->region, 0);
+  EXPECT_NE(uses[0]->text.find("legacy default stream"), std::string::npos) << uses[0]->text;
+  EXPECT_EQ(uses[3]->api, "cudaMemcpy");
+  auto syncs = events(run, EventKind::kHostSync);
+  ASSERT_EQ(lines(syncs), (Lines{17, 19}));
+  EXPECT_EQ(syncs[0]->region, 0);
+  EXPECT_EQ(syncs[1]->region, -1);
+  EXPECT_EQ(syncs[0]->api, "cudaDeviceSynchronize");
+  EXPECT_EQ(events(run, EventKind::kTensorOp).size(), 6u);
+}
+
+TEST_P(CudaFrontendTest, ForkedAndJoinedStreamsAndOneNeverForked) {
+  FileModel model = analyze(std::string(kKernels) + R"(
+void run(float* x, cudaStream_t s, cudaStream_t side, cudaStream_t other, cudaEvent_t fork,
+         cudaEvent_t join) {
+  cudaGraph_t graph;
+  cudaEventRecord(fork, s);
+  cudaStreamWaitEvent(other, fork, 0);
+  cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+  cudaEventRecord(fork, s);
+  cudaStreamWaitEvent(side, fork, 0);
+  k<<<1, 1, 0, side>>>(x);
+  k<<<1, 1, 0, other>>>(x);
+  cudaEventRecord(join, side);
+  cudaStreamWaitEvent(s, join, 0);
+  cudaStreamEndCapture(s, &graph);
+}
+)");
+  const FunctionModel* run = function(model, "run");
+  auto forks = events(run, EventKind::kStreamFork);
+  auto joins = events(run, EventKind::kStreamJoin);
+  ASSERT_EQ(lines(forks), (Lines{12}));
+  ASSERT_EQ(lines(joins), (Lines{16}));
+  EXPECT_EQ(forks[0]->subject.text, "side");
+  EXPECT_EQ(joins[0]->subject.text, "side");
+  auto uses = events(run, EventKind::kStreamUse);
+  ASSERT_EQ(lines(uses), (Lines{14}));
+  EXPECT_NE(uses[0]->text.find("`other`"), std::string::npos) << uses[0]->text;
+}
+
+TEST_P(CudaFrontendTest, AnEndInAnErrorBranchClosesOnlyThatBranch) {
+  FileModel model = analyze(std::string(kKernels) + R"(
+int run(float* x, cudaStream_t s, bool bad) {
+  cudaGraph_t graph;
+  cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+  k<<<1, 1, 0, s>>>(x);
+  if (bad) {
+    cudaStreamEndCapture(s, &graph);
+    cudaDeviceSynchronize();
+    return 1;
+  }
+  cudaStreamSynchronize(s);
+  cudaStreamEndCapture(s, &graph);
+  cudaFree(x);
+  return 0;
+}
+)");
+  ASSERT_EQ(model.regions.size(), 1u);
+  auto syncs = events(function(model, "run"), EventKind::kHostSync);
+  ASSERT_EQ(lines(syncs), (Lines{11, 14, 16}));
+  EXPECT_EQ(syncs[0]->region, -1);  // the error branch ended the capture first
+  EXPECT_EQ(syncs[1]->region, 0);
+  EXPECT_EQ(syncs[2]->region, -1);
+}
+
+TEST_P(CudaFrontendTest, CaptureThroughErrorCheckingMacros) {
+  FileModel model = analyze(std::string(kKernels) + R"(
+#define CHECK(call) do { cudaError_t e = (call); if (e != cudaSuccess) { return; } } while (0)
+void run(float* x, cudaStream_t s) {
+  cudaGraph_t graph;
+  CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  CHECK(cudaMalloc(&x, 16));
+  CHECK(cudaStreamEndCapture(s, &graph));
+}
+)");
+  ASSERT_EQ(model.regions.size(), 1u);
+  auto syncs = events(function(model, "run"), EventKind::kHostSync);
+  ASSERT_EQ(lines(syncs), (Lines{9}));
+  EXPECT_EQ(syncs[0]->region, 0);
+  EXPECT_EQ(syncs[0]->range.start.column, 8u);  // at the call, inside the macro argument
+}
+
+TEST_P(CudaFrontendTest, TemplatesAreLoweredOnceAtTheTemplate) {
+  FileModel model = analyze(R"(
+template <typename T> __global__ void kt(T* x) {}
+template <typename T> void launch(T* x) { kt<<<1, 1>>>(x); }
+void use(float* f, int* i) {
+  launch(f);
+  launch(i);
+}
+)");
+  int launches = 0;
+  for (const FunctionModel& candidate : model.functions) {
+    if (candidate.name == "launch") ++launches;
+  }
+  EXPECT_EQ(launches, 1);
+  const FunctionModel* launch = function(model, "launch");
+  EXPECT_EQ(lines(events(launch, EventKind::kTensorOp)), (Lines{3}));
+  EXPECT_EQ(lines(events(launch, EventKind::kStreamUse)), (Lines{3}));
+  auto calls = events(function(model, "use"), EventKind::kCall);
+  ASSERT_EQ(calls.size(), 2u);
+  for (const Event* call : calls) EXPECT_EQ(call->callee, functionId(model, "launch"));
+}
+
+TEST_P(CudaFrontendTest, KernelArgumentsThatChangeAfterTheCapture) {
+  FileModel model = analyze(std::string(kKernels) + R"(
+constexpr int kSize = 4;
+void run(float* x, cudaStream_t s, int steps) {
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  const int fixed = 8;
+  int scale = 1;
+  for (int step = 0; step < steps; ++step) {
+    if (step == 0) {
+      cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+      k2<<<1, 1, 0, s>>>(x, step, 2.0f);
+      k2<<<1, 1, 0, s>>>(x, kSize, fixed);
+      k2<<<1, 1, 0, s>>>(x, scale, 1.0f);
+      for (int layer = 0; layer < 4; ++layer) k2<<<1, 1, 0, s>>>(x, layer, 1.0f);
+      cudaStreamEndCapture(s, &graph);
+      cudaGraphInstantiate(&exec, graph, 0);
+    }
+    scale = step * 2;
+    cudaGraphLaunch(exec, s);
+  }
+}
+void every_iteration(float* x, cudaStream_t s, int steps) {
+  cudaGraph_t graph;
+  for (int step = 0; step < steps; ++step) {
+    cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+    k2<<<1, 1, 0, s>>>(x, step, 2.0f);
+    cudaStreamEndCapture(s, &graph);
+  }
+}
+)");
+  auto ops = events(function(model, "run"), EventKind::kTensorOp);
+  ASSERT_EQ(ops.size(), 4u);
+  for (const Event* op : ops) ASSERT_EQ(op->args.size(), 3u);
+  EXPECT_EQ(ops[0]->args[0].kind, ValueKind::kTensor);
+  EXPECT_EQ(ops[0]->args[1].kind, ValueKind::kHostVarying);
+  EXPECT_EQ(ops[0]->args[1].origin, ValueOrigin::kLoopVariable);
+  EXPECT_EQ(ops[0]->args[1].text, "step");
+  EXPECT_EQ(ops[0]->args[2].kind, ValueKind::kHostConstant);
+  EXPECT_EQ(ops[1]->args[1].kind, ValueKind::kHostConstant);
+  EXPECT_EQ(ops[1]->args[2].kind, ValueKind::kHostConstant);
+  EXPECT_EQ(ops[2]->args[1].kind, ValueKind::kHostVarying);
+  EXPECT_EQ(ops[2]->args[1].origin, ValueOrigin::kReassigned);
+  EXPECT_EQ(ops[3]->args[1].kind, ValueKind::kUnknown);  // one node per layer: fine
+  auto again = events(function(model, "every_iteration"), EventKind::kTensorOp);
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0]->args[1].kind, ValueKind::kUnknown);  // captured anew each time
+}
+
+TEST_P(CudaFrontendTest, ParametersFlowThroughCalls) {
+  FileModel model = analyze(std::string(kKernels) + R"(
+void helper(float* x, int n, cudaStream_t s) { k2<<<1, 1, 0, s>>>(x, n, 1.0f); }
+void run(float* x, cudaStream_t s, int steps) {
+  cudaGraph_t graph;
+  for (int step = 0; step < steps; ++step) {
+    if (step == 0) {
+      cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+      helper(x, step, s);
+      cudaStreamEndCapture(s, &graph);
+    }
+  }
+}
+)");
+  auto ops = events(function(model, "helper"), EventKind::kTensorOp);
+  ASSERT_EQ(ops.size(), 1u);
+  EXPECT_EQ(ops[0]->args[1].kind, ValueKind::kUnknown);
+  EXPECT_EQ(ops[0]->args[1].param_deps, paramBit(1));
+  auto calls = events(function(model, "run"), EventKind::kCall);
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0]->region, 0);
+  EXPECT_EQ(calls[0]->callee, functionId(model, "helper"));
+  EXPECT_EQ(calls[0]->args[1].kind, ValueKind::kHostVarying);
+}
+
+TEST_P(CudaFrontendTest, BindsFreesReplaysAndPinnedBufferWrites) {
+  FileModel model = analyze(std::string(kKernels) + R"(
+void run(cudaStream_t s) {
+  float* d;
+  float* other;
+  float* pinned;
+  float* pageable = new float[4];
+  cudaMalloc(&d, 16);
+  cudaMalloc(&other, 16);
+  cudaMallocHost(&pinned, 16);
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+  cudaMemcpyAsync(d, pinned, 16, cudaMemcpyHostToDevice, s);
+  k<<<1, 1, 0, s>>>(d);
+  cudaStreamEndCapture(s, &graph);
+  cudaGraphInstantiate(&exec, graph, 0);
+  pinned[0] = 1.0f;
+  pageable[0] = 1.0f;
+  d = other;
+  cudaGraphLaunch(exec, s);
+  cudaFree(d);
+}
+)");
+  const FunctionModel* run = function(model, "run");
+  auto binds = events(run, EventKind::kBind);
+  ASSERT_EQ(lines(binds), (Lines{10, 11, 12, 22}));
+  EXPECT_EQ(binds[0]->subject.text, "d");
+  EXPECT_EQ(binds[3]->subject.text, "d");
+  auto writes = events(run, EventKind::kHostBufferWrite);
+  ASSERT_EQ(lines(writes), (Lines{20}));
+  EXPECT_EQ(writes[0]->subject.text, "pinned");
+  auto replays = events(run, EventKind::kReplay);
+  ASSERT_EQ(lines(replays), (Lines{23}));
+  EXPECT_EQ(replays[0]->subject.text, "exec");
+  auto frees = events(run, EventKind::kFree);
+  ASSERT_EQ(lines(frees), (Lines{24}));
+  EXPECT_EQ(frees[0]->subject.text, "d");
+  EXPECT_EQ(lines(events(run, EventKind::kAllocation)), (Lines{10, 11, 12}));
+  auto copies = events(run, EventKind::kTensorOp);
+  ASSERT_FALSE(copies.empty());
+  EXPECT_EQ(copies[0]->api, "cudaMemcpyAsync");
+  EXPECT_EQ(copies[0]->args[1].text, "pinned");
+}
+
+TEST_P(CudaFrontendTest, BranchesOnTheCaptureState) {
+  FileModel model = analyze(std::string(kKernels) + R"(
+void differs(float* x, cudaStream_t s) {
+  cudaStreamCaptureStatus status;
+  cudaStreamIsCapturing(s, &status);
+  if (status == cudaStreamCaptureStatusActive) {
+    k<<<1, 1, 0, s>>>(x);
+  }
+}
+void waits_only(float* x, cudaStream_t s) {
+  k<<<1, 1, 0, s>>>(x);
+  cudaStreamCaptureStatus status;
+  cudaStreamIsCapturing(s, &status);
+  if (status == cudaStreamCaptureStatusNone) cudaStreamSynchronize(s);
+}
+void skips(float* x, cudaStream_t s) {
+  cudaStreamCaptureStatus status;
+  cudaStreamIsCapturing(s, &status);
+  bool capturing = status != cudaStreamCaptureStatusNone;
+  if (capturing) return;
+  k<<<1, 1, 0, s>>>(x);
+}
+void error_check(cudaStream_t s) {
+  cudaStreamCaptureStatus status;
+  if (cudaStreamIsCapturing(s, &status) != cudaSuccess) return;
+}
+)");
+  auto differs = events(function(model, "differs"), EventKind::kBranch);
+  ASSERT_EQ(differs.size(), 1u);
+  EXPECT_EQ(differs[0]->flags & (kFlagCaptureDependent | kFlagSidesDiffer),
+            kFlagCaptureDependent | kFlagSidesDiffer);
+  EXPECT_EQ(differs[0]->text, "status == cudaStreamCaptureStatusActive");
+  auto waits = events(function(model, "waits_only"), EventKind::kBranch);
+  ASSERT_EQ(waits.size(), 1u);
+  EXPECT_EQ(waits[0]->flags & (kFlagCaptureDependent | kFlagSidesDiffer), kFlagCaptureDependent);
+  auto skips = events(function(model, "skips"), EventKind::kBranch);
+  ASSERT_EQ(skips.size(), 1u);
+  EXPECT_NE(skips[0]->flags & kFlagSidesDiffer, 0);
+  EXPECT_TRUE(events(function(model, "error_check"), EventKind::kBranch).empty());
+  EXPECT_EQ(events(function(model, "differs"), EventKind::kCaptureQuery).size(), 1u);
+}
+
+TEST_P(CudaFrontendTest, CodeThatRunsOnlyWhenNotCapturingIsNotCapturedCode) {
+  FileModel model = analyze(std::string(kKernels) + R"(
+void waitWhenEager(cudaStream_t s) {
+  cudaStreamCaptureStatus status;
+  cudaStreamIsCapturing(s, &status);
+  if (status == cudaStreamCaptureStatusNone) cudaStreamSynchronize(s);
+  if (status != cudaStreamCaptureStatusNone) {
+  } else {
+    cudaDeviceSynchronize();
+  }
+}
+void leaveWhenCapturing(cudaStream_t s) {
+  cudaStreamCaptureStatus status;
+  cudaStreamGetCaptureInfo(s, &status);
+  const bool capturing = status == cudaStreamCaptureStatusActive;
+  if (capturing) return;
+  cudaStreamSynchronize(s);
+}
+void stillCaptured(cudaStream_t s) {
+  cudaStreamCaptureStatus status;
+  cudaStreamIsCapturing(s, &status);
+  if (status == cudaStreamCaptureStatusActive) cudaStreamSynchronize(s);
+}
+)");
+  EXPECT_TRUE(events(function(model, "waitWhenEager"), EventKind::kHostSync).empty());
+  EXPECT_TRUE(events(function(model, "leaveWhenCapturing"), EventKind::kHostSync).empty());
+  EXPECT_EQ(lines(events(function(model, "stillCaptured"), EventKind::kHostSync)), (Lines{24}));
+}
+
+TEST_P(CudaFrontendTest, ConfiguredSyncApis) {
+  settings_.extra_sync_apis = {"mylib::flush", "wait_all", ".drain"};
+  FileModel model = analyze(R"(
+namespace mylib { void flush(); }
+void wait_all();
+struct Queue { void drain(); void push(); };
+void run(Queue& queue) {
+  mylib::flush();
+  wait_all();
+  queue.drain();
+  queue.push();
+}
+)");
+  auto syncs = events(function(model, "run"), EventKind::kHostSync);
+  EXPECT_EQ(lines(syncs), (Lines{6, 7, 8}));
+}
+
+constexpr const char* kExtension = R"(#include <torch/extension.h>
+#include <ATen/cuda/CUDAContext.h>
+
+__global__ void scale_kernel(const float* x, float* y, int n) {}
+
+torch::Tensor scale(torch::Tensor x) {
+  auto y = torch::empty_like(x);
+  const int n = x.numel();
+  scale_kernel<<<1, 256>>>(x.data_ptr<float>(), y.data_ptr<float>(), n);
+  auto stream = at::cuda::getCurrentCUDAStream();
+  scale_kernel<<<1, 256, 0, stream>>>(x.data_ptr<float>(), y.data_ptr<float>(), n);
+  cudaStream_t raw = at::cuda::getCurrentCUDAStream().stream();
+  scale_kernel<<<1, 256, 0, raw>>>(x.data_ptr<float>(), y.data_ptr<float>(), n);
+  scale_kernel<<<1, 256, 0, at::cuda::getCurrentCUDAStream()>>>(x.data_ptr<float>(),
+                                                                 y.data_ptr<float>(), n);
+  scale_kernel<<<1, 256, 0, at::cuda::getDefaultCUDAStream()>>>(x.data_ptr<float>(),
+                                                                 y.data_ptr<float>(), n);
+  AT_DISPATCH_FLOATING_TYPES(x.scalar_type(), "scale", [&] {
+    scale_kernel<<<1, 256, 0, 0>>>(x.data_ptr<float>(), y.data_ptr<float>(), n);
+  });
+  return y;
+}
+
+TORCH_LIBRARY(myops, m) { m.def("scale", &scale); }
+)";
+
+TEST_P(CudaFrontendTest, ExtensionCodeAnalyzesWithoutTorchInstalled) {
+  FileModel model = analyze(kExtension);
+  EXPECT_TRUE(model.notices.empty());
+  const FunctionModel* scale = function(model, "scale");
+  auto uses = events(scale, EventKind::kStreamUse);
+  EXPECT_EQ(lines(uses), (Lines{9, 16, 19}));
+  for (const Event* use : uses) EXPECT_NE(use->flags & kFlagExtensionCode, 0);
+  EXPECT_EQ(events(scale, EventKind::kTensorOp).size(), 6u);
+  EXPECT_TRUE(model.regions.empty());
+}
+
+TEST_P(CudaFrontendTest, LibraryHandlesWithoutAStream) {
+  FileModel model = analyze(R"(#include <torch/extension.h>
+#include <cublas_v2.h>
+cublasHandle_t handle;
+cublasHandle_t bound;
+void init(cudaStream_t s) {
+  cublasCreate(&handle);
+  cublasCreate(&bound);
+  cublasSetStream(bound, s);
+}
+void gemm(const float* a, float* c) {
+  const float one = 1.0f;
+  cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, 1, &one, a, 1, a, 1, &one, c, 1);
+  cublasSgemm(bound, CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, 1, &one, a, 1, a, 1, &one, c, 1);
+  cublasHandle_t current = at::cuda::getCurrentCUDABlasHandle();
+  cublasSgemm(current, CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, 1, &one, a, 1, a, 1, &one, c, 1);
+}
+)",
+                            "gemm.cpp");
+  auto uses = events(function(model, "gemm"), EventKind::kStreamUse);
+  ASSERT_EQ(lines(uses), (Lines{12}));
+  EXPECT_NE(uses[0]->text.find("`handle`"), std::string::npos) << uses[0]->text;
+}
+
+TEST_P(CudaFrontendTest, TorchCudaGraphCaptureRegion) {
+  FileModel model = analyze(std::string(kKernels) + R"(#include <ATen/cuda/CUDAGraph.h>
+#include <ATen/cuda/CUDAContext.h>
+void capture(at::cuda::CUDAGraph& graph, float* x) {
+  graph.capture_begin();
+  k<<<1, 1, 0, at::cuda::getCurrentCUDAStream()>>>(x);
+  k<<<1, 1>>>(x);
+  graph.capture_end();
+  graph.replay();
+}
+)");
+  ASSERT_EQ(model.regions.size(), 1u);
+  EXPECT_EQ(model.regions[0].kind, RegionKind::kCaptureBeginEnd);
+  EXPECT_EQ(model.regions[0].graph, "graph");
+  const FunctionModel* capture = function(model, "capture");
+  auto uses = events(capture, EventKind::kStreamUse);
+  ASSERT_EQ(lines(uses), (Lines{9}));
+  EXPECT_EQ(uses[0]->region, 0);
+  EXPECT_EQ(lines(events(capture, EventKind::kReplay)), (Lines{11}));
+}
+
+TEST_P(CudaFrontendTest, ConfiguredEntryPointsAreWholeFunctionRegions) {
+  settings_.capture_entry_points = {"ops::Runner::step", "helper", "python.module.helper"};
+  FileModel model = analyze(std::string(kKernels) + R"(
+namespace ops {
+struct Runner {
+  void step(float* x);
+};
+void Runner::step(float* x) { cudaMemset(x, 0, 4); }
+}  // namespace ops
+void helper(float* x) { k<<<1, 1>>>(x); }
+void unrelated(float* x) { k<<<1, 1>>>(x); }
+)");
+  ASSERT_EQ(model.regions.size(), 2u);
+  for (const CaptureRegion& region : model.regions) {
+    EXPECT_EQ(region.kind, RegionKind::kEntryPoint);
+    EXPECT_TRUE(region.whole_function);
+  }
+  EXPECT_EQ(model.regions[0].function, functionId(model, "step"));
+  EXPECT_EQ(model.functions[model.regions[0].function].qualified_name, "ops::Runner::step");
+  EXPECT_EQ(model.regions[1].function, functionId(model, "helper"));
+}
+
+TEST_P(CudaFrontendTest, CallsIntoOtherTranslationUnitsCarryQualifiedNames) {
+  FileModel model = analyze(std::string(kKernels) + R"(
+namespace lib {
+void external(float* x, int n);
+}
+static void local(float* x) {}
+void run(float* x, cudaStream_t s) {
+  cudaGraph_t graph;
+  cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+  lib::external(x, 3);
+  local(x);
+  cudaStreamEndCapture(s, &graph);
+}
+)");
+  auto calls = events(function(model, "run"), EventKind::kCall);
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls[0]->callee, kNoFunction);
+  EXPECT_EQ(calls[0]->callee_qualified, "lib::external");
+  EXPECT_EQ(calls[0]->args[1].kind, ValueKind::kHostConstant);
+  EXPECT_EQ(calls[1]->callee, functionId(model, "local"));
+  EXPECT_EQ(calls[0]->region, 0);
+}
+
+TEST_P(CudaFrontendTest, MissingHeadersDegradeInsteadOfStopping) {
+  const std::string text = R"(#include "does_not_exist.h"
+#include <torch/not_a_real_header.h>
+void run(float* x, cudaStream_t s) {
+  cudaGraph_t graph;
+  cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+  undefined_function(x);
+  cudaDeviceSynchronize();
+  cudaStreamEndCapture(s, &graph);
+}
+)";
+  FileModel quiet = analyze(text);
+  EXPECT_TRUE(quiet.notices.empty());
+  auto syncs = events(function(quiet, "run"), EventKind::kHostSync);
+  ASSERT_EQ(lines(syncs), (Lines{7}));
+  EXPECT_EQ(syncs[0]->region, 0);
+
+  settings_.show_compiler_errors = true;
+  FileModel shown = analyze(text);
+  bool header = false;
+  bool error = false;
+  for (const Notice& notice : shown.notices) {
+    header = header || notice.message.find("does_not_exist.h") != std::string::npos;
+    error = error || (notice.line == 5 && notice.message.find("undefined_function") !=
+                                              std::string::npos);
+  }
+  EXPECT_TRUE(header);
+  EXPECT_TRUE(error);
+}
+
+TEST_P(CudaFrontendTest, FlagsComeFromCompileCommandsWithNvccFlagsFiltered) {
+  fs::create_directories(directory_ / "include");
+  std::ofstream(directory_ / "include" / "gs_config.h") << "#define GS_STREAM 0\n";
+  const std::string source = (directory_ / "op.cu").string();
+  std::ofstream(directory_ / "compile_commands.json")
+      << R"([{"directory": ")" << directory_.string()
+      << R"(", "command": "/usr/local/cuda/bin/nvcc -forward-unknown-to-host-compiler -DGS_USE_LEGACY=1 -Iinclude --expt-relaxed-constexpr -gencode arch=compute_90,code=sm_90 -Xcompiler -fPIC --use_fast_math -std=c++17 -c )"
+      << source << R"( -o op.o", "file": ")" << source << R"("}])";
+  const std::string text = std::string(kKernels) + R"(#include "gs_config.h"
+void run(float* x, cudaStream_t s) {
+  cudaGraph_t graph;
+  cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+#if GS_USE_LEGACY
+  k<<<1, 1, 0, GS_STREAM>>>(x);
+#endif
+  cudaStreamEndCapture(s, &graph);
+}
+)";
+  settings_.compile_commands_dir.clear();  // found by walking up from the file
+  FileModel model = analyze(text, "op.cu");
+  EXPECT_EQ(lines(events(function(model, "run"), EventKind::kStreamUse)), (Lines{9}));
+
+  // -p names the directory explicitly; a directory without a database means defaults.
+  settings_.compile_commands_dir = directory_.string();
+  EXPECT_EQ(events(function(analyze(text, "op.cu"), "run"), EventKind::kStreamUse).size(), 1u);
+  fs::path elsewhere = directory_ / "elsewhere";
+  fs::create_directories(elsewhere);
+  settings_.compile_commands_dir = elsewhere.string();
+  EXPECT_TRUE(events(function(analyze(text, "op.cu"), "run"), EventKind::kStreamUse).empty());
+}
+
+TEST_P(CudaFrontendTest, CommentsAreKeptForSuppressions) {
+  FileModel model = analyze(R"(void f() {}
+  // graphsafe: ignore[GS301]
+int x; /* block */
+)");
+  ASSERT_EQ(model.comments.size(), 2u);
+  EXPECT_EQ(model.comments[0].line, 1u);
+  EXPECT_EQ(model.comments[0].column, 2u);
+  EXPECT_EQ(model.comments[0].text, "// graphsafe: ignore[GS301]");
+  EXPECT_EQ(model.comments[1].text, "/* block */");
+}
+
+TEST_P(CudaFrontendTest, PlainCppFilesParseAsCppAndStillSeeTheRuntimeApi) {
+  FileModel model = analyze(R"(#include <cuda_runtime.h>
+void run(cudaStream_t s, float* x) {
+  cudaGraph_t graph;
+  cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+  cudaMemset(x, 0, 4);
+  cudaStreamEndCapture(s, &graph);
+}
+)",
+                            "host.cpp");
+  EXPECT_EQ(lines(events(function(model, "run"), EventKind::kStreamUse)), (Lines{5}));
+}
+
+TEST_P(CudaFrontendTest, ConcurrentAnalysesAgree) {
+  auto source = std::make_shared<SourceFile>((directory_ / "ext.cu").string(), kExtension);
+  std::vector<std::future<std::size_t>> runs;
+  for (int i = 0; i < 4; ++i) {
+    runs.push_back(std::async(std::launch::async, [&] {
+      FileModel model = cudaFrontend().analyze(source, settings_);
+      std::size_t count = 0;
+      for (const FunctionModel& fn : model.functions) count += fn.events.size();
+      return count;
+    }));
+  }
+  std::vector<std::size_t> counts;
+  for (auto& run : runs) counts.push_back(run.get());
+  EXPECT_GT(counts[0], 0u);
+  for (std::size_t count : counts) EXPECT_EQ(count, counts[0]);
+}
+
+TEST_P(CudaFrontendTest, HostileInputNeverStopsTheRun) {
+  std::string deep = "void f(int a, cudaStream_t s) {\n";
+  for (int i = 0; i < 300; ++i) deep += "if (a) {\n";
+  deep += "cudaStreamSynchronize(s);\n";
+  for (int i = 0; i < 300; ++i) deep += "}\n";
+  deep += "int b = a";
+  for (int i = 0; i < 5000; ++i) deep += " + a";
+  deep += ";\n}\n";
+  FileModel model = cudaFrontend().analyze(
+      std::make_shared<SourceFile>((directory_ / "deep.cu").string(), deep), settings_);
+  EXPECT_FALSE(model.functions.empty() && !model.parse_failed);
+
+  FileModel garbage = cudaFrontend().analyze(
+      std::make_shared<SourceFile>((directory_ / "garbage.cu").string(),
+                                   std::string("}}}{{{ <<< >>> \x01\x02 cudaStreamBeginCapture(")),
+      settings_);
+  (void)garbage;  // must simply return
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, CudaFrontendTest, ::testing::Values("", "none"),
+                         [](const ::testing::TestParamInfo<std::string>& param_info) {
+                           return param_info.param.empty() ? std::string("CudaToolkit")
+                                                     : std::string("BuiltinDeclarations");
+                         });
+
+// The fixture runner analyzes fixtures/cuda with the toolkit when there is one; the same
+// fixtures must hold with the built-in declarations, as on a machine without CUDA.
+TEST(CudaFixtures, HoldWithTheBuiltinDeclarations) {
+  fs::path root = fs::path(GRAPHSAFE_SOURCE_DIR) / "fixtures" / "cuda";
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(root)) {
+    if (entry.is_regular_file() && isCudaPath(entry.path().string())) files.push_back(entry);
+  }
+  std::sort(files.begin(), files.end());
+  ASSERT_FALSE(files.empty());
+  for (const fs::path& file : files) {
+    std::ifstream in(file, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    auto source = std::make_shared<SourceFile>(file.string(), text.str());
+    EngineOptions options;
+    options.jobs = 1;
+    options.settings.cuda_path = "none";
+    options.selection.select = parseFixtureSelect(source->text());
+    RunResult result = analyzeSources({source}, options);
+    std::map<std::pair<std::uint32_t, std::string>, int> expected;
+    for (const Expectation& expectation : parseExpectations(source->text())) {
+      if (!expectation.known_miss) ++expected[{expectation.line, expectation.rule_id}];
+    }
+    std::map<std::pair<std::uint32_t, std::string>, int> reported;
+    for (const Diagnostic& d : result.diagnostics) ++reported[{d.range.start.line, d.rule_id}];
+    for (const auto& [key, count] : expected) {
+      EXPECT_EQ(reported[key], count) << file.filename() << ":" << key.first + 1 << " " << key.second;
+    }
+    for (const auto& [key, count] : reported) {
+      EXPECT_EQ(expected[key], count) << file.filename() << ":" << key.first + 1 << " unexpected "
+                                      << key.second;
+    }
+    EXPECT_TRUE(result.notices.empty()) << file.filename();
+  }
+}
+
+TEST(CudaFrontendModule, LoadsOnceAndReportsItsLanguage) {
+  std::string error;
+  auto first = loadCudaFrontend(error);
+  auto second = loadCudaFrontend(error);
+  ASSERT_TRUE(first && second) << error;
+  EXPECT_EQ(first->language(), Language::kCuda);
+  EXPECT_EQ(first->name(), "cuda");
+}
+
+TEST(CudaPrefilter, LooksForLaunchesStreamsAndCaptureApis) {
+  EXPECT_TRUE(cudaSourceMayMatter("k<<<1, 2>>>(x);"));
+  EXPECT_TRUE(cudaSourceMayMatter("cudaStreamSynchronize(s);"));
+  EXPECT_TRUE(cudaSourceMayMatter("CHECK(cuCtxSynchronize());"));
+  EXPECT_TRUE(cudaSourceMayMatter("cublasSgemm(h, ...)"));
+  EXPECT_TRUE(cudaSourceMayMatter("graph.capture_begin();"));
+  EXPECT_TRUE(cudaSourceMayMatter("#include <torch/extension.h>\n"));
+  EXPECT_TRUE(cudaSourceMayMatter("TORCH_LIBRARY(ops, m) {}"));
+  EXPECT_FALSE(cudaSourceMayMatter("#include <cuda_runtime.h>\nint add(int a, int b);\n"));
+  EXPECT_FALSE(cudaSourceMayMatter("int cuda_count = 0; // accumulate\n"));
+  EXPECT_FALSE(cudaSourceMayMatter(""));
+  EXPECT_TRUE(cudaFrontend().mayMatter("cudaMemcpy(a, b, n, kind);"));
+}
+
+}  // namespace
+}  // namespace graphsafe::testing
