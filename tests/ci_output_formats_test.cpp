@@ -133,7 +133,7 @@ TEST(CiOutputFormatsTest, LintrunnerMessages) {
   EXPECT_EQ(sync["name"], "GS401");
   EXPECT_EQ(sync["severity"], "error");
   EXPECT_EQ(sync["line"], 6);
-  EXPECT_EQ(sync["char"], 16);  // 1-based, code points: tab, quote, two characters, quote, ...
+  EXPECT_EQ(sync["char"], 17);  // 1-based code points: `\tv = "` is 6, two characters, `" + str(` is 7
   // The fix as a whole-file patch.
   std::string original = sync["original"];
   std::string replacement = sync["replacement"];
