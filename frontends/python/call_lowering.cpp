@@ -609,6 +609,12 @@ ExprInfo FunctionLowering::callTensorMethod(const Callee& callee, TSNode call,
       return result;
     case MethodKind::kTuple:
       tensor_op();
+      // max(), min(), median() without a dimension reduce to one tensor, not a pair.
+      if ((name == "max" || name == "min" || name == "median" || name == "nanmedian") &&
+          arguments.positional.empty() && arguments.keywords.empty()) {
+        result.value = tensorResultOf(receiver.value);
+        return result;
+      }
       if (receiver.value.isTensor()) result.object = ObjectKind::kTensorTuple;
       return result;
     case MethodKind::kHost:
