@@ -193,8 +193,9 @@ TEST_F(BadInputTest, TabsMixedWithSpaces) {
 
 TEST_F(BadInputTest, TenMegabyteFile) {
   writeGood();
-  tree_.write("huge.py", repeat("values = [1, 2, 3]  # padding padding padding padding\n",
-                                (10u << 20) / 54 + 1));
+  tree_.write("huge.py",
+              "import torch\n" + repeat("values = [1, 2, 3]  # padding padding padding padding\n",
+                                        (10u << 20) / 54 + 1));
   CheckRun run = check({"."});
   expectRestOfRunCompleted(run);
   EXPECT_TRUE(hasNotice(run, "huge.py", "skipped: 10.0 MB is over the 8.0 MB limit"))
@@ -221,8 +222,7 @@ TEST_F(BadInputTest, FiveThousandDeepBracketsAndCalls) {
   tree_.write("unary.py", capture + "y = " + repeat("not ", depth) + repeat("-", depth) + "x\n");
   CheckRun run = check({"."});
   expectRestOfRunCompleted(run);
-  for (const char* name :
-       {"brackets.py", "mixed.py", "calls.py", "methods.py", "unary.py"}) {
+  for (const char* name : {"brackets.py", "mixed.py", "calls.py", "methods.py", "unary.py"}) {
     // Analyzed (a subtree past the analysis depth is unknown), never a syntax error.
     for (const std::string& message : notices(run, name)) {
       EXPECT_EQ(message.find("syntax error"), std::string::npos) << name << ": " << message;

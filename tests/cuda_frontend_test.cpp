@@ -281,9 +281,26 @@ void every_iteration(float* x, cudaStream_t s, int steps) {
   EXPECT_EQ(ops[2]->args[1].kind, ValueKind::kHostVarying);
   EXPECT_EQ(ops[2]->args[1].origin, ValueOrigin::kReassigned);
   EXPECT_EQ(ops[3]->args[1].kind, ValueKind::kUnknown);  // one node per layer: fine
+  EXPECT_EQ(function(model, "run")->loops.size(), 2u);
   auto again = events(function(model, "every_iteration"), EventKind::kTensorOp);
   ASSERT_EQ(again.size(), 1u);
   EXPECT_EQ(again[0]->args[1].kind, ValueKind::kUnknown);  // captured anew each time
+}
+
+TEST_P(CudaFrontendTest, RelaxedCapturePermitsAllocation) {
+  FileModel model = analyze(std::string(kKernels) + R"(
+void run(cudaStream_t s, cudaGraph_t* graph) {
+  float* x;
+  cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed);
+  cudaMalloc(&x, 16);
+  cudaStreamSynchronize(s);
+  cudaStreamEndCapture(s, graph);
+}
+)");
+  const FunctionModel* run = function(model, "run");
+  EXPECT_EQ(lines(events(run, EventKind::kHostSync)), (Lines{9}));
+  EXPECT_EQ(lines(events(run, EventKind::kAllocation)), (Lines{8}));
+  EXPECT_EQ(run->loops.size(), 0u);
 }
 
 TEST_P(CudaFrontendTest, ParametersFlowThroughCalls) {
@@ -349,6 +366,24 @@ void run(cudaStream_t s) {
   auto frees = events(run, EventKind::kFree);
   ASSERT_EQ(lines(frees), (Lines{24}));
   EXPECT_EQ(frees[0]->subject.text, "d");
+  // The flow facts shared with Python: what is bound, freed or replayed, and by which name.
+  EXPECT_EQ(binds[0]->target, "d");
+  EXPECT_EQ(binds[0]->source, "");
+  EXPECT_EQ(binds[3]->target, "d");
+  EXPECT_EQ(binds[3]->source, "other");
+  EXPECT_EQ(frees[0]->target, "d");
+  EXPECT_EQ(replays[0]->target, "exec");
+  EXPECT_EQ(writes[0]->target, "pinned");
+  ASSERT_EQ(model.regions.size(), 1u);
+  EXPECT_EQ(model.regions[0].graph, "graph");
+  EXPECT_EQ(model.regions[0].handle, "exec");
+  EXPECT_EQ(model.regions[0].span.start.line + 1, 15u);
+  EXPECT_EQ(model.regions[0].span.stop.line + 1, 18u);
+  std::string names;
+  for (const RegionName& input : model.regions[0].inputs) names += input.name + ";";
+  ASSERT_EQ(model.regions[0].inputs.size(), 2u) << names;
+  EXPECT_EQ(model.regions[0].inputs[0].name, "d");
+  EXPECT_EQ(model.regions[0].inputs[1].name, "pinned");
   EXPECT_EQ(lines(events(run, EventKind::kAllocation)), (Lines{10, 11, 12}));
   auto copies = events(run, EventKind::kTensorOp);
   ASSERT_FALSE(copies.empty());
@@ -398,9 +433,7 @@ void error_check(cudaStream_t s) {
   EXPECT_EQ(events(function(model, "differs"), EventKind::kCaptureQuery).size(), 1u);
 }
 
-// Not implemented yet: code guarded by a capture query is still lowered as captured code, and
-// configured sync APIs are not matched in C++. Enable these when the frontend does both.
-TEST_P(CudaFrontendTest, DISABLED_CodeThatRunsOnlyWhenNotCapturingIsNotCapturedCode) {
+TEST_P(CudaFrontendTest, CodeThatRunsOnlyWhenNotCapturingIsNotCapturedCode) {
   FileModel model = analyze(std::string(kKernels) + R"(
 void waitWhenEager(cudaStream_t s) {
   cudaStreamCaptureStatus status;
@@ -429,7 +462,7 @@ void stillCaptured(cudaStream_t s) {
   EXPECT_EQ(lines(events(function(model, "stillCaptured"), EventKind::kHostSync)), (Lines{24}));
 }
 
-TEST_P(CudaFrontendTest, DISABLED_ConfiguredSyncApis) {
+TEST_P(CudaFrontendTest, ConfiguredSyncApis) {
   settings_.extra_sync_apis = {"mylib::flush", "wait_all", ".drain"};
   FileModel model = analyze(R"(
 namespace mylib { void flush(); }
@@ -596,8 +629,8 @@ void run(float* x, cudaStream_t s) {
   bool error = false;
   for (const Notice& notice : shown.notices) {
     header = header || notice.message.find("does_not_exist.h") != std::string::npos;
-    error = error || (notice.line == 5 && notice.message.find("undefined_function") !=
-                                              std::string::npos);
+    error = error ||
+            (notice.line == 5 && notice.message.find("undefined_function") != std::string::npos);
   }
   EXPECT_TRUE(header);
   EXPECT_TRUE(error);
@@ -698,7 +731,7 @@ TEST_P(CudaFrontendTest, HostileInputNeverStopsTheRun) {
 INSTANTIATE_TEST_SUITE_P(Modes, CudaFrontendTest, ::testing::Values("", "none"),
                          [](const ::testing::TestParamInfo<std::string>& param_info) {
                            return param_info.param.empty() ? std::string("CudaToolkit")
-                                                     : std::string("BuiltinDeclarations");
+                                                           : std::string("BuiltinDeclarations");
                          });
 
 // The fixture runner analyzes fixtures/cuda with the toolkit when there is one; the same
@@ -728,11 +761,12 @@ TEST(CudaFixtures, HoldWithTheBuiltinDeclarations) {
     std::map<std::pair<std::uint32_t, std::string>, int> reported;
     for (const Diagnostic& d : result.diagnostics) ++reported[{d.range.start.line, d.rule_id}];
     for (const auto& [key, count] : expected) {
-      EXPECT_EQ(reported[key], count) << file.filename() << ":" << key.first + 1 << " " << key.second;
+      EXPECT_EQ(reported[key], count)
+          << file.filename() << ":" << key.first + 1 << " " << key.second;
     }
     for (const auto& [key, count] : reported) {
-      EXPECT_EQ(expected[key], count) << file.filename() << ":" << key.first + 1 << " unexpected "
-                                      << key.second;
+      EXPECT_EQ(expected[key], count)
+          << file.filename() << ":" << key.first + 1 << " unexpected " << key.second;
     }
     EXPECT_TRUE(result.notices.empty()) << file.filename();
   }

@@ -66,6 +66,10 @@ enum EventFlag : std::uint16_t {
   kFlagPageableSource = 1u << 8,    // kTensorOp: a copy from pageable (not pinned) host memory
   kFlagLogging = 1u << 9,           // kHostSideEffect: a logging call (a warning, not an error)
   kFlagBoundMethod = 1u << 10,      // kCall: the receiver fills the callee's first parameter
+  kFlagRunsOnce = 1u << 11,         // kCall: under a run-once guard (`if x is None: x = f()`,
+                                    // `if k not in seen: seen.add(k)`) or a capture-only block
+  kFlagRelaxedPermits = 1u << 12,   // kHostSync: permitted when the capture mode is relaxed
+                                    // (allocating or freeing memory, not waiting on a stream)
 };
 
 struct KeywordArg {
@@ -122,6 +126,9 @@ struct FunctionModel {
   std::vector<Event> events;      // in source order
   bool is_method = false;
   bool is_module_level = false;   // the synthetic function for top-level statements
+  // Python: memoized (functools.cache, lru_cache): its body runs once per arguments, capture or
+  // not, so what it does once is by design.
+  bool memoized = false;
   // Every for/while statement of the body (the whole statement), for "in the next iteration".
   std::vector<SourceRange> loops;
 };

@@ -27,6 +27,7 @@ enum class ValueOrigin : std::uint8_t {
   kTensorExpr,      // produced by a tensor op
   kReassigned,      // assigned again after the capture (C++: before the graph launch; Python:
                     // later in the function, or in a loop around a capture made only once)
+  kCaptureQuery,    // is_current_stream_capturing(): true exactly while capturing (GS104's)
 };
 
 struct Value {

@@ -30,7 +30,8 @@ constexpr std::size_t kMaxSignatureNodes = 20000;
 
 std::string pointerKey(char tag, const void* pointer) {
   char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%c%" PRIxPTR, tag, reinterpret_cast<std::uintptr_t>(pointer));
+  std::snprintf(buffer, sizeof buffer, "%c%" PRIxPTR, tag,
+                reinterpret_cast<std::uintptr_t>(pointer));
   return buffer;
 }
 
@@ -73,7 +74,8 @@ const clang::Expr* pointee(const clang::Expr* expr) {
 
 bool typeNameContains(clang::QualType type, std::string_view needle) {
   if (type.isNull()) return false;
-  std::string name = type.getNonReferenceType().getCanonicalType().getUnqualifiedType().getAsString();
+  std::string name =
+      type.getNonReferenceType().getCanonicalType().getUnqualifiedType().getAsString();
   return name.find(needle) != std::string::npos;
 }
 
@@ -649,8 +651,8 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
     item.event.text = textOf(at);
     item.not_capturing = not_capturing_ > 0;
     for (const auto& [from, to] : not_capturing_ranges_) {
-      item.not_capturing = item.not_capturing || (from <= item.event.range.begin &&
-                                                   item.event.range.begin < to);
+      item.not_capturing =
+          item.not_capturing || (from <= item.event.range.begin && item.event.range.begin < to);
     }
     if (!blocks_.empty()) {
       item.block_begin = blocks_.back().first;
@@ -659,10 +661,11 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
     return item;
   }
 
-  void addEvent(EventKind kind, const clang::Expr* at, const std::string& api,
-                const std::string& subject = "") {
+  RawItem& addEvent(EventKind kind, const clang::Expr* at, const std::string& api,
+                    const std::string& subject = "") {
     RawItem& item = addItem(ItemRole::kEvent, kind, at, api);
     item.event.subject.text = subject;
+    return item;
   }
 
   // ---- values ------------------------------------------------------------------------------
@@ -683,8 +686,16 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
   }
 
   bool evaluatesToConstant(const clang::Expr* expr) const {
-    return !expr->isValueDependent() && !expr->isTypeDependent() &&
-           !expr->containsErrors() && expr->isEvaluatable(context_);
+    return !expr->isValueDependent() && !expr->isTypeDependent() && !expr->containsErrors() &&
+           expr->isEvaluatable(context_);
+  }
+
+  // A pointer to a struct the program never sees (cudaStream_t, cudaEvent_t, cublasHandle_t):
+  // a handle to a runtime object, not memory the work reads.
+  static bool isOpaqueHandle(clang::QualType type) {
+    if (!type->isPointerType()) return false;
+    clang::QualType pointee = type->getPointeeType();
+    return pointee->isStructureOrClassType() && pointee->isIncompleteType();
   }
 
   // What a kernel or call argument is: a device pointer or tensor, a host constant, a
@@ -700,6 +711,7 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
       return facts;
     }
     clang::QualType type = e->getType();
+    if (!e->isTypeDependent() && !type.isNull() && isOpaqueHandle(type)) return facts;
     if (!e->isTypeDependent() && !type.isNull() &&
         (type->isPointerType() || type->isArrayType() || isTensorLike(type))) {
       facts.value.kind = ValueKind::kTensor;
@@ -715,9 +727,8 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
       const auto* var = dyn_cast<clang::VarDecl>(ref->getDecl());
       if (var == nullptr) return facts;
       clang::QualType var_type = var->getType();
-      if (var->isConstexpr() ||
-          (var_type.isConstQualified() && !var_type->isReferenceType() && var->hasInit() &&
-           evaluatesToConstant(var->getInit()))) {
+      if (var->isConstexpr() || (var_type.isConstQualified() && !var_type->isReferenceType() &&
+                                 var->hasInit() && evaluatesToConstant(var->getInit()))) {
         constant(facts, ValueOrigin::kModuleConstant);
         return facts;
       }
@@ -768,6 +779,9 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
       ArgFacts facts = classifyValue(arg, 0);
       item.event.args.push_back(std::move(facts.value));
       item.arg_vars.push_back(std::move(facts.vars));
+      const clang::Expr* named = strip(arg);
+      item.arg_paths.push_back(isa<clang::DeclRefExpr, clang::MemberExpr>(named) ? textOf(named)
+                                                                                : std::string());
     }
   }
 
@@ -798,12 +812,27 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
 
   std::string objectName(const clang::Expr* expr) const { return textOf(pointee(expr)); }
 
+  // The variable or member an expression names, through `&`, `*` and casts: "graph" for
+  // `*graph`, `&graph` or `(void**)&graph`.
+  std::string pathOf(const clang::Expr* expr) const {
+    for (int i = 0; expr != nullptr && i < kMaxDepth; ++i) {
+      expr = strip(expr);
+      const auto* unary = dyn_cast<clang::UnaryOperator>(expr);
+      if (unary == nullptr ||
+          (unary->getOpcode() != clang::UO_AddrOf && unary->getOpcode() != clang::UO_Deref)) {
+        break;
+      }
+      expr = unary->getSubExpr();
+    }
+    return expr != nullptr ? textOf(expr) : std::string();
+  }
+
   StreamRef classifyStream(const clang::Expr* expr, int depth) const {
     StreamRef ref;
     ref.kind = StreamKind::kOther;
     if (expr == nullptr || isa<clang::CXXDefaultArgExpr>(expr)) {
-      ref.kind = options_.per_thread_default_stream ? StreamKind::kPerThreadDefault
-                                                    : StreamKind::kMissing;
+      ref.kind =
+          options_.per_thread_default_stream ? StreamKind::kPerThreadDefault : StreamKind::kMissing;
       return ref;
     }
     ref.name = textOf(expr);
@@ -938,6 +967,7 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
     RawItem& item = addItem(ItemRole::kHostWrite, EventKind::kHostBufferWrite, call, callee.name);
     item.key = objectKey(bufferBase(buffer));
     item.event.subject.text = objectName(bufferBase(buffer));
+    item.event.target = item.event.subject.text;
   }
 
   // `h + 4`, `&h[4]`, `h` -> `h`.
@@ -1055,6 +1085,7 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
     RawItem& item = addItem(ItemRole::kEvent, EventKind::kBind, call, api);
     item.event.subject.kind = ValueKind::kTensor;
     item.event.subject.text = objectName(out);
+    item.event.target = pathOf(out);
   }
 
   void lowerApiCall(const clang::CallExpr* call, const Callee& callee, const ApiInfo& api) {
@@ -1066,7 +1097,7 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
         break;
       case ApiRole::kAlloc:
       case ApiRole::kPinnedAlloc:
-        addEvent(EventKind::kHostSync, call, name);
+        addEvent(EventKind::kHostSync, call, name).event.flags |= kFlagRelaxedPermits;
         addEvent(EventKind::kAllocation, call, name);
         noteBind(call, out, name);
         if (api.role == ApiRole::kPinnedAlloc && out != nullptr) {
@@ -1075,9 +1106,9 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
         }
         break;
       case ApiRole::kFree:
-        addEvent(EventKind::kHostSync, call, name);
+        addEvent(EventKind::kHostSync, call, name).event.flags |= kFlagRelaxedPermits;
         if (const clang::Expr* freed = argument(call, 0)) {
-          addEvent(EventKind::kFree, call, name, objectName(freed));
+          addEvent(EventKind::kFree, call, name, objectName(freed)).event.target = pathOf(freed);
         }
         break;
       case ApiRole::kAsyncAlloc:
@@ -1086,7 +1117,7 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
         if (api.role == ApiRole::kAsyncAlloc) noteBind(call, out, name);
         if (api.role == ApiRole::kAsyncFree) {
           if (const clang::Expr* freed = argument(call, 0)) {
-            addEvent(EventKind::kFree, call, name, objectName(freed));
+            addEvent(EventKind::kFree, call, name, objectName(freed)).event.target = pathOf(freed);
           }
         }
         RawItem& item = addItem(ItemRole::kWork, EventKind::kTensorOp, call, name);
@@ -1110,7 +1141,7 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
         RawItem& item = addItem(ItemRole::kCaptureEnd, EventKind::kCall, call, name);
         item.stream = classifyStream(argument(call, 0), 0);
         item.key = "stream:" + streamIdentity(item.stream);
-        item.text = objectName(argument(call, 1));
+        item.text = pathOf(argument(call, 1));
         break;
       }
       case ApiRole::kCaptureQuery:
@@ -1136,8 +1167,15 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
         break;
       }
       case ApiRole::kGraphLaunch:
-        addEvent(EventKind::kReplay, call, name, objectName(argument(call, 0)));
+        addEvent(EventKind::kReplay, call, name, objectName(argument(call, 0))).event.target =
+            pathOf(argument(call, 0));
         break;
+      case ApiRole::kInstantiate: {
+        RawItem& item = addItem(ItemRole::kInstantiate, EventKind::kCall, call, name);
+        item.key = pathOf(argument(call, 1));
+        item.text = pathOf(out);
+        break;
+      }
       case ApiRole::kStreamCreate:
         if (out != nullptr) {
           const clang::Expr* target = pointee(out);
@@ -1188,7 +1226,8 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
         return true;
       }
       if (name == "replay") {
-        addEvent(EventKind::kReplay, call, callee.qualified, textOf(object));
+        addEvent(EventKind::kReplay, call, callee.qualified, textOf(object)).event.target =
+            pathOf(object);
         return true;
       }
       return true;
@@ -1218,7 +1257,8 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
       return true;
     }
     if (isTensorLike(type)) {
-      if (name == "item" || name == "cpu") addEvent(EventKind::kHostSync, call, "at::Tensor." + name);
+      if (name == "item" || name == "cpu")
+        addEvent(EventKind::kHostSync, call, "at::Tensor." + name);
       return true;
     }
     return false;
@@ -1237,8 +1277,10 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
       RawItem& item = addItem(ItemRole::kAssign, EventKind::kBind, whole, "");
       item.var = pointerId(canonical);
       if (plain_assignment && var->getType()->isPointerType()) {
-        addEvent(EventKind::kBind, whole, "=", var->getNameAsString());
-        function_->items.back().event.subject.kind = ValueKind::kTensor;
+        RawItem& bind = addEvent(EventKind::kBind, whole, "=", var->getNameAsString());
+        bind.event.subject.kind = ValueKind::kTensor;
+        bind.event.target = var->getNameAsString();
+        bind.event.source = aliasSource(value);
       }
       if (dependent) tainted_.insert(canonical);
       if (plain_assignment && dependent) {
@@ -1265,8 +1307,10 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
         RawItem& item = addItem(ItemRole::kAssign, EventKind::kBind, whole, "");
         item.var = pointerId(field);
         if (plain_assignment && member->getType()->isPointerType()) {
-          addEvent(EventKind::kBind, whole, "=", textOf(member));
-          function_->items.back().event.subject.kind = ValueKind::kTensor;
+          RawItem& bind = addEvent(EventKind::kBind, whole, "=", textOf(member));
+          bind.event.subject.kind = ValueKind::kTensor;
+          bind.event.target = textOf(member);
+          bind.event.source = aliasSource(value);
         }
         if (dependent) tainted_.insert(field);
         return;
@@ -1290,6 +1334,15 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
     RawItem& item = addItem(ItemRole::kHostWrite, EventKind::kHostBufferWrite, whole, "");
     item.key = objectKey(base);
     item.event.subject.text = textOf(base);
+    item.event.target = textOf(base);
+  }
+
+  // `p = q` makes p another name for q's memory; `p = new_buffer()` does not.
+  std::string aliasSource(const clang::Expr* value) const {
+    if (value == nullptr) return "";
+    const clang::Expr* source = strip(value);
+    if (isa<clang::DeclRefExpr, clang::MemberExpr>(source)) return textOf(source);
+    return "";
   }
 
   // ---- capture-dependent branches ----------------------------------------------------------
@@ -1364,8 +1417,8 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
         isTorchDefaultStream(callee.name) || isTorchNewStream(callee.name)) {
       return "";
     }
-    if (callee.decl != nullptr && (callee.qualified.starts_with("at::") ||
-                                   callee.qualified.starts_with("torch::"))) {
+    if (callee.decl != nullptr &&
+        (callee.qualified.starts_with("at::") || callee.qualified.starts_with("torch::"))) {
       return "op " + callee.qualified;
     }
     return "";
@@ -1400,8 +1453,8 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
     return signature;
   }
 
-  void noteBranch(const clang::Expr* condition, const clang::Stmt* first,
-                  const clang::Stmt* second, const clang::Stmt* branch) {
+  void noteBranch(const clang::Expr* condition, const clang::Stmt* first, const clang::Stmt* second,
+                  const clang::Stmt* branch) {
     if (condition == nullptr || !captureDependent(condition, 0)) return;
     std::vector<std::string> one = workSignature(first);
     std::vector<std::string> other;

@@ -504,8 +504,7 @@ __device__ __half __float2half(float a);
 #endif  // GRAPHSAFE_BUILTIN_CUDA_DECLARATIONS
 )gs";
 
-constexpr std::string_view kForward =
-    "#pragma once\n#include \"graphsafe_cuda_declarations.h\"\n";
+constexpr std::string_view kForward = "#pragma once\n#include \"graphsafe_cuda_declarations.h\"\n";
 
 }  // namespace
 

@@ -341,8 +341,7 @@ struct arg {
 #endif  // GRAPHSAFE_BUILTIN_TORCH_DECLARATIONS
 )gs";
 
-constexpr std::string_view kForward =
-    "#pragma once\n#include <graphsafe_torch_declarations.h>\n";
+constexpr std::string_view kForward = "#pragma once\n#include <graphsafe_torch_declarations.h>\n";
 
 }  // namespace
 

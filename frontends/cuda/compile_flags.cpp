@@ -102,7 +102,8 @@ CompileCommand compileCommandFor(const std::string& absolute_path, std::string_v
   result.directory = fs::path(absolute_path).parent_path().string();
 
   std::vector<std::string> flags;
-  auto commands = DatabaseCache::instance().commandsFor(absolute_path, settings.compile_commands_dir);
+  auto commands =
+      DatabaseCache::instance().commandsFor(absolute_path, settings.compile_commands_dir);
   if (!commands.empty()) {
     const auto& command = commands.front();
     result.from_database = true;

@@ -16,6 +16,8 @@ constexpr ApiInfo kApis[] = {
     {"cuEventRecord", R::kEventRecord, 1},
     {"cuEventRecordWithFlags", R::kEventRecord, 1},
     {"cuEventSynchronize", R::kHostSync},
+    {"cuGraphInstantiate", R::kInstantiate, -1, 0},
+    {"cuGraphInstantiateWithFlags", R::kInstantiate, -1, 0},
     {"cuGraphLaunch", R::kGraphLaunch, 1},
     {"cuLaunchCooperativeKernel", R::kAsyncWork, 8},
     {"cuLaunchKernel", R::kAsyncWork, 8},
@@ -65,6 +67,9 @@ constexpr ApiInfo kApis[] = {
     {"cudaFreeArray", R::kFree},
     {"cudaFreeAsync", R::kAsyncFree, 1},
     {"cudaFreeHost", R::kFree},
+    {"cudaGraphInstantiate", R::kInstantiate, -1, 0},
+    {"cudaGraphInstantiateWithFlags", R::kInstantiate, -1, 0},
+    {"cudaGraphInstantiateWithParams", R::kInstantiate, -1, 0},
     {"cudaGraphLaunch", R::kGraphLaunch, 1},
     {"cudaHostAlloc", R::kPinnedAlloc, -1, 0},
     {"cudaLaunchCooperativeKernel", R::kAsyncWork, 5},
@@ -113,9 +118,9 @@ constexpr ApiInfo kApis[] = {
 };
 
 bool sortedOnce() {
-  static const bool sorted = std::is_sorted(
-      std::begin(kApis), std::end(kApis),
-      [](const ApiInfo& a, const ApiInfo& b) { return a.name < b.name; });
+  static const bool sorted =
+      std::is_sorted(std::begin(kApis), std::end(kApis),
+                     [](const ApiInfo& a, const ApiInfo& b) { return a.name < b.name; });
   return sorted;
 }
 
@@ -170,10 +175,10 @@ bool isLibraryWork(std::string_view name) {
     return false;
   }
   if (rest.empty()) return false;
-  return !startsWithAny(rest, {"Create", "Destroy", "Set", "Get", "Init", "Xt", "Logger",
-                               "Backend", "Query", "Find", "DeriveBNTensorDescriptor",
-                               "RestoreDropoutDescriptor", "DropoutGetStatesSize",
-                               "DropoutGetReserveSpaceSize"});
+  return !startsWithAny(
+      rest, {"Create", "Destroy", "Set", "Get", "Init", "Xt", "Logger", "Backend", "Query", "Find",
+             "DeriveBNTensorDescriptor", "RestoreDropoutDescriptor", "DropoutGetStatesSize",
+             "DropoutGetReserveSpaceSize"});
 }
 
 bool isTorchCurrentStream(std::string_view name) {

@@ -10,23 +10,24 @@
 namespace graphsafe::cuda {
 
 enum class ApiRole : std::uint8_t {
-  kHostSync,       // the host waits for the device (or the call is refused during capture)
-  kAlloc,          // synchronous allocation: host sync, allocation, binds `out_arg`
-  kPinnedAlloc,    // pinned host allocation: as kAlloc, and `out_arg` is a pinned buffer
-  kFree,           // synchronous free of argument 0: host sync and free
-  kAsyncAlloc,     // stream-ordered allocation: binds `out_arg`, work on the stream
-  kAsyncFree,      // stream-ordered free of argument 0: work on the stream
-  kSyncCopy,       // synchronous copy or memset: runs on the legacy default stream
-  kAsyncWork,      // copy, memset or launch on the stream at `stream_arg`
-  kCaptureBegin,   // stream at argument 0; capture mode at `mode_arg`
-  kCaptureEnd,     // stream at argument 0; the graph out at argument 1
-  kCaptureQuery,   // asks whether a stream is capturing; the status out at `out_arg`
-  kEventRecord,    // event at argument 0, stream at `stream_arg`
-  kStreamWait,     // stream at argument 0 waits for the event at argument 1
-  kGraphLaunch,    // launches an executable graph (argument 0) on `stream_arg`
-  kStreamCreate,   // creates a stream into `out_arg`
-  kHandleCreate,   // creates a cuBLAS/cuDNN handle into `out_arg`
-  kHandleStream,   // binds the handle at argument 0 to the stream at `stream_arg`
+  kHostSync,      // the host waits for the device (or the call is refused during capture)
+  kAlloc,         // synchronous allocation: host sync, allocation, binds `out_arg`
+  kPinnedAlloc,   // pinned host allocation: as kAlloc, and `out_arg` is a pinned buffer
+  kFree,          // synchronous free of argument 0: host sync and free
+  kAsyncAlloc,    // stream-ordered allocation: binds `out_arg`, work on the stream
+  kAsyncFree,     // stream-ordered free of argument 0: work on the stream
+  kSyncCopy,      // synchronous copy or memset: runs on the legacy default stream
+  kAsyncWork,     // copy, memset or launch on the stream at `stream_arg`
+  kCaptureBegin,  // stream at argument 0; capture mode at `mode_arg`
+  kCaptureEnd,    // stream at argument 0; the graph out at argument 1
+  kCaptureQuery,  // asks whether a stream is capturing; the status out at `out_arg`
+  kEventRecord,   // event at argument 0, stream at `stream_arg`
+  kStreamWait,    // stream at argument 0 waits for the event at argument 1
+  kGraphLaunch,   // launches an executable graph (argument 0) on `stream_arg`
+  kStreamCreate,  // creates a stream into `out_arg`
+  kHandleCreate,  // creates a cuBLAS/cuDNN handle into `out_arg`
+  kHandleStream,  // binds the handle at argument 0 to the stream at `stream_arg`
+  kInstantiate,   // makes the executable graph `out_arg` from the graph at argument 1
 };
 
 struct ApiInfo {

@@ -232,8 +232,8 @@ class CudaFrontend final : public Frontend {
     if (command.toolkit.needs_texture_shim) {
       addHeaders(*memory, kTextureShimDir, {{"texture_fetch_functions.h", "#pragma once\n"}});
     }
-    auto overlay =
-        llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::createPhysicalFileSystem());
+    auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(
+        llvm::vfs::createPhysicalFileSystem());
     overlay->pushOverlay(memory);
     if (!command.directory.empty()) (void)overlay->setCurrentWorkingDirectory(command.directory);
 
@@ -244,8 +244,8 @@ class CudaFrontend final : public Frontend {
     std::vector<std::string> missing;
     CollectingDiagnostics diagnostics;
     clang::tooling::ToolInvocation invocation(
-        command.arguments, std::make_unique<LoweringAction>(*source, settings, unit, built, missing),
-        files.get());
+        command.arguments,
+        std::make_unique<LoweringAction>(*source, settings, unit, built, missing), files.get());
     invocation.setDiagnosticConsumer(&diagnostics);
     invocation.run();
 

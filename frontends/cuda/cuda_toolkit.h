@@ -12,8 +12,8 @@ namespace graphsafe::cuda {
 // "none" (setting or GRAPHSAFE_CUDA_PATH) forces the built-in declarations. A candidate counts
 // only if it has include/cuda_runtime.h.
 struct CudaToolkit {
-  std::string root;           // "" when none is used
-  bool has_cccl = false;      // include/cccl (thrust, cub, libcu++ since CUDA 13)
+  std::string root;                 // "" when none is used
+  bool has_cccl = false;            // include/cccl (thrust, cub, libcu++ since CUDA 13)
   bool needs_texture_shim = false;  // texture_fetch_functions.h gone (CUDA 13) but Clang 19's
                                     // CUDA wrapper still includes it
 

@@ -9,9 +9,9 @@ namespace graphsafe::cuda {
 namespace {
 
 struct PathFlag {
-  std::string_view spelling;  // as written
-  std::string_view canonical; // what Clang gets
-  bool is_path;               // its value is a path to make absolute
+  std::string_view spelling;   // as written
+  std::string_view canonical;  // what Clang gets
+  bool is_path;                // its value is a path to make absolute
 };
 
 // Flags that take a value, joined (-Idir, --include-path=dir) or as the next argument.
@@ -46,11 +46,28 @@ std::string absolute(std::string_view path, const std::string& directory) {
 // nvcc flags that take their value as the next argument and are dropped with it.
 bool dropsNextArgument(std::string_view arg) {
   constexpr std::array<std::string_view, 22> kTakesValue = {
-      "-o",          "-MF",         "-MT",          "-MQ",           "-Xcompiler",
-      "-Xptxas",     "-Xlinker",    "-Xnvlink",     "-Xarchive",     "-ccbin",
-      "--compiler-bindir", "-gencode", "--generate-code", "-arch",  "--gpu-architecture",
-      "-code",       "--gpu-code",  "--options-file", "-optf",       "-maxrregcount",
-      "--threads",   "-t",
+      "-o",
+      "-MF",
+      "-MT",
+      "-MQ",
+      "-Xcompiler",
+      "-Xptxas",
+      "-Xlinker",
+      "-Xnvlink",
+      "-Xarchive",
+      "-ccbin",
+      "--compiler-bindir",
+      "-gencode",
+      "--generate-code",
+      "-arch",
+      "--gpu-architecture",
+      "-code",
+      "--gpu-code",
+      "--options-file",
+      "-optf",
+      "-maxrregcount",
+      "--threads",
+      "-t",
   };
   for (std::string_view flag : kTakesValue) {
     if (arg == flag) return true;

@@ -34,19 +34,20 @@ struct StreamRef {
 };
 
 enum class ItemRole : std::uint8_t {
-  kEvent,          // `event` is final (host sync, call, bind, free, replay, query, branch)
-  kWork,           // device work on `stream`; `event` is its kTensorOp
-  kCaptureBegin,   // a capture begins: `stream`, `key` = what the end must match, `text` = mode
-  kCaptureEnd,     // a capture ends: `key` as for the begin, `text` = the graph it yields
-  kEventRecord,    // event `key` recorded on `stream`
-  kStreamWait,     // `stream` waits for event `key`
-  kStreamCreate,   // stream `key` created here (a member or global: locals are kCreated already)
-  kAssign,         // host variable `var` assigned
-  kPinnedAlloc,    // host buffer `key` allocated pinned (cudaMallocHost, cudaHostAlloc)
-  kHostWrite,      // the CPU writes through host pointer `key`; `event` is ready but for kind
-  kHandleCreate,   // library handle `key` created (cublasCreate, cudnnCreate)
-  kHandleStream,   // library handle `key` bound to `stream` (cublasSetStream, cudnnSetStream)
-  kHandleUse,      // library call through handle `key`; `event` is its kTensorOp
+  kEvent,         // `event` is final (host sync, call, bind, free, replay, query, branch)
+  kWork,          // device work on `stream`; `event` is its kTensorOp
+  kCaptureBegin,  // a capture begins: `stream`, `key` = what the end must match, `text` = mode
+  kCaptureEnd,    // a capture ends: `key` as for the begin, `text` = the graph it yields
+  kEventRecord,   // event `key` recorded on `stream`
+  kStreamWait,    // `stream` waits for event `key`
+  kStreamCreate,  // stream `key` created here (a member or global: locals are kCreated already)
+  kAssign,        // host variable `var` assigned
+  kPinnedAlloc,   // host buffer `key` allocated pinned (cudaMallocHost, cudaHostAlloc)
+  kHostWrite,     // the CPU writes through host pointer `key`; `event` is ready but for kind
+  kHandleCreate,  // library handle `key` created (cublasCreate, cudnnCreate)
+  kHandleStream,  // library handle `key` bound to `stream` (cublasSetStream, cudnnSetStream)
+  kHandleUse,     // library call through handle `key`; `event` is its kTensorOp
+  kInstantiate,   // the graph `key` instantiated into the executable graph `text`
 };
 
 // A host variable an argument reads, and the for loop (index into RawFunction::loops) whose
@@ -67,6 +68,9 @@ struct RawItem {
   std::string callee_key;
   // Per event.args: the host variables each argument reads (for frozen-scalar facts).
   std::vector<std::vector<VarUse>> arg_vars;
+  // Per event.args: the variable or member the argument is, as written ("x", "this->buf_"), or
+  // "" for any other expression.
+  std::vector<std::string> arg_paths;
   // The innermost block (braces, or the body of an if/loop) around the item, by byte offset.
   std::uint32_t block_begin = 0;
   std::uint32_t block_end = 0;

@@ -12,7 +12,9 @@ namespace graphsafe::cuda {
 
 namespace {
 
-std::uint32_t offsetOf(const RawItem& item) { return item.event.range.begin; }
+std::uint32_t offsetOf(const RawItem& item) {
+  return item.event.range.begin;
+}
 
 bool contains(std::uint32_t begin, std::uint32_t end, std::uint32_t offset) {
   return begin <= offset && offset < end;
@@ -21,9 +23,9 @@ bool contains(std::uint32_t begin, std::uint32_t end, std::uint32_t offset) {
 // Facts about the whole translation unit, gathered before any function is lowered: a handle
 // may be created in one function and used in another.
 struct UnitFacts {
-  std::set<std::string> pinned;           // host buffers allocated pinned
-  std::set<std::string> created_streams;  // members and globals given a new stream
-  std::set<std::string> created_handles;  // cublasCreate / cudnnCreate
+  std::set<std::string> pinned;                   // host buffers allocated pinned
+  std::set<std::string> created_streams;          // members and globals given a new stream
+  std::set<std::string> created_handles;          // cublasCreate / cudnnCreate
   std::map<std::string, bool> handle_on_default;  // handle -> its only streams are defaults
   std::unordered_map<std::string, FunctionId> functions;
 };
@@ -110,9 +112,12 @@ const std::string kCaptureKey = "@capture";
 
 class FunctionLowering {
  public:
-  FunctionLowering(RawFunction& raw, FileModel& model, const UnitFacts& facts,
-                   bool extension_code)
-      : raw_(raw), model_(model), facts_(facts), extension_code_(extension_code) {}
+  FunctionLowering(RawFunction& raw, FileModel& model, const UnitFacts& facts, bool extension_code)
+      : raw_(raw),
+        model_(model),
+        source_(*model.source),
+        facts_(facts),
+        extension_code_(extension_code) {}
 
   FunctionModel lower(FunctionId id) {
     std::stable_sort(raw_.items.begin(), raw_.items.end(),
@@ -121,6 +126,9 @@ class FunctionLowering {
     for (RawItem& item : raw_.items) lowerItem(item);
     FunctionModel function = std::move(raw_.model);
     function.events = std::move(events_);
+    for (const RawLoop& loop : raw_.loops) {
+      function.loops.push_back(source_.rangeOf(loop.begin, loop.end));
+    }
     return function;
   }
 
@@ -165,11 +173,27 @@ class FunctionLowering {
       region.mode = begin.text;
       region.graph = begin.torch_graph ? begin.key.substr(begin.key.find(':') + 1)
                                        : (closing != nullptr ? closing->text : "");
+      region.handle = begin.torch_graph ? region.graph : executableOf(region.graph, span.end);
+      region.span =
+          source_.rangeOf(span.begin, closing != nullptr ? closing->event.range.end : span.end);
       region.function = id;
       span.index = static_cast<std::int32_t>(model_.regions.size());
       model_.regions.push_back(std::move(region));
       spans_.push_back(std::move(span));
     }
+  }
+
+  // What a captured graph is launched by: the executable graph instantiated from it later in
+  // the function, else the graph itself.
+  std::string executableOf(const std::string& graph, std::uint32_t after) const {
+    if (graph.empty()) return "";
+    for (const RawItem& item : raw_.items) {
+      if (item.role == ItemRole::kInstantiate && item.key == graph && offsetOf(item) > after &&
+          !item.text.empty()) {
+        return item.text;
+      }
+    }
+    return graph;
   }
 
   // The innermost region holding an offset: the one that began last.
@@ -220,19 +244,20 @@ class FunctionLowering {
       std::string key = keyIn(*span, stream);
       if (key.empty() || key == kCaptureKey || span->forked.count(key) != 0) return "";
       if (!captureKnown(*span)) return "";
-      bool created = stream.kind == StreamKind::kCreated ||
-                     facts_.created_streams.count(stream.key) != 0;
+      bool created =
+          stream.kind == StreamKind::kCreated || facts_.created_streams.count(stream.key) != 0;
       if (span->capture.kind == StreamKind::kTorchCurrent && !created) return "";
       std::string capture_name = span->capture.kind == StreamKind::kTorchCurrent
                                      ? std::string("the current stream")
                                      : "`" + span->capture.name + "`";
-      return "stream `" + stream.name + "`, which is neither the capture stream (" +
-             capture_name + ") nor forked from it";
+      return "stream `" + stream.name + "`, which is neither the capture stream (" + capture_name +
+             ") nor forked from it";
     }
     // Outside any visible region, only a stream this function creates is known not to be the
     // capture stream of a caller, unless this function makes it wait on something first.
     if (stream.kind != StreamKind::kCreated || waited_.count(stream.key) != 0) return "";
-    return "stream `" + stream.name + "`, created here and never made to wait on the current "
+    return "stream `" + stream.name +
+           "`, created here and never made to wait on the current "
            "stream";
   }
 
@@ -244,6 +269,20 @@ class FunctionLowering {
     use.text = std::move(reason);
     use.region = span != nullptr ? span->index : -1;
     push(std::move(use));
+  }
+
+  // Device pointers the region's work reads that were bound before it: the names a graph keeps
+  // the address of (CaptureRegion::inputs).
+  void noteInputs(const RawItem& item, const Span* span) {
+    if (span == nullptr) return;
+    CaptureRegion& region = model_.regions[static_cast<std::size_t>(span->index)];
+    for (std::size_t i = 0; i < item.event.args.size() && i < item.arg_paths.size(); ++i) {
+      const std::string& name = item.arg_paths[i];
+      if (name.empty() || item.event.args[i].kind != ValueKind::kTensor) continue;
+      bool known = false;
+      for (const RegionName& input : region.inputs) known = known || input.name == name;
+      if (!known) region.inputs.push_back({name, item.event.range, item.event.args[i]});
+    }
   }
 
   void push(Event event) {
@@ -324,12 +363,22 @@ class FunctionLowering {
           auto it = facts_.functions.find(item.callee_key);
           if (it != facts_.functions.end()) item.event.callee = it->second;
         }
-        if (item.event.kind == EventKind::kCall) classifyArguments(item, span);
+        if (item.event.kind == EventKind::kCall) {
+          classifyArguments(item, span);
+          noteInputs(item, span);
+        }
+        // A relaxed-mode capture permits allocating and freeing (only waiting is refused).
+        if (item.event.kind == EventKind::kHostSync &&
+            (item.event.flags & kFlagRelaxedPermits) != 0 && span != nullptr &&
+            model_.regions[static_cast<std::size_t>(span->index)].mode == "relaxed") {
+          break;
+        }
         push(std::move(item.event));
         break;
       }
       case ItemRole::kWork: {
         classifyArguments(item, span);
+        noteInputs(item, span);
         std::string reason = escapeReason(item.stream, span);
         RawItem copy_for_use;
         copy_for_use.event.range = item.event.range;
@@ -394,6 +443,7 @@ class FunctionLowering {
           reason = "the legacy default stream (library handle `" + handle +
                    "` is never given a stream with cublasSetStream/cudnnSetStream)";
         }
+        noteInputs(item, span);
         RawItem copy_for_use;
         copy_for_use.event.range = item.event.range;
         copy_for_use.event.api = item.event.api;
@@ -403,6 +453,7 @@ class FunctionLowering {
       }
       case ItemRole::kCaptureBegin:
       case ItemRole::kCaptureEnd:
+      case ItemRole::kInstantiate:
       case ItemRole::kStreamCreate:
       case ItemRole::kAssign:
       case ItemRole::kPinnedAlloc:
@@ -414,6 +465,7 @@ class FunctionLowering {
 
   RawFunction& raw_;
   FileModel& model_;
+  const SourceFile& source_;
   const UnitFacts& facts_;
   bool extension_code_;
   std::vector<Span> spans_;

@@ -76,6 +76,9 @@ ExprInfo FunctionLowering::evalCall(TSNode call) {
   Arguments& arguments = argumentsSlot();
   ArgumentsLease lease(argument_depth_);
   evalArguments(field(call, g_.f_arguments), arguments);
+  if (callee.kind == Callee::Kind::kValue && isKernelLaunch(field(call, g_.f_function))) {
+    return launchKernel(call, arguments);
+  }
 
   switch (callee.kind) {
     case Callee::Kind::kFunction: {
@@ -236,6 +239,7 @@ ExprInfo FunctionLowering::callFunction(FunctionId function, TSNode call,
     if (file_.index.functions[function].has_self && !isUnboundMethodCall(call)) {
       event.flags |= kFlagBoundMethod;
     }
+    if (host_.once_depth > 0) event.flags |= kFlagRunsOnce;
   }
   // model(x) / self.block(x) / block.forward(x): a module's forward returns tensors.
   std::int32_t class_index = file_.index.functions[function].class_index;
@@ -349,7 +353,7 @@ ExprInfo FunctionLowering::callApi(const std::string& qualified, TSNode call,
         event.api = std::string(canonical);
         event.text = file_.text.brief(call);
       }
-      result.value = hostVarying(ValueOrigin::kHostCall);
+      result.value = hostVarying(ValueOrigin::kCaptureQuery);
       return result;
     case ApiKind::kCudaGraph:
       result.object = ObjectKind::kCudaGraph;
@@ -421,6 +425,7 @@ ExprInfo FunctionLowering::callApi(const std::string& qualified, TSNode call,
     event.api = qualified;
     event.text = file_.text.brief(call);
     event.callee_qualified = qualified;
+    if (host_.once_depth > 0) event.flags |= kFlagRunsOnce;
     fillArguments(event, arguments);
   }
   return {};

@@ -55,6 +55,7 @@ void FunctionLowering::run() {
     if (!open.confirmed) file_.dropRegion(open.region);
   }
   if (mode_ != Mode::kNormal) return;
+  file_.model.functions[id_].memoized = isMemoized();
   file_.model.functions[id_].events = std::move(events_);
   if (file_.final_bindings.size() <= id_) file_.final_bindings.resize(id_ + 1);
   file_.final_bindings[id_] = std::move(bindings_);
@@ -530,8 +531,13 @@ void FunctionLowering::lowerAugmentedAssignment(TSNode node) {
 }
 
 void FunctionLowering::lowerIf(TSNode node) {
+  std::size_t before = events_.size();
   condition(field(node, g_.f_condition));
+  markGuard(node, before);
+  bool once = runsOnce(node, before);
+  host_.once_depth += once ? 1 : 0;
   lowerConditionalBlock(field(node, g_.f_consequence));
+  host_.once_depth -= once ? 1 : 0;
   for (Children it(file_.pool, node); it.valid(); it.next()) {
     if (it.field() != g_.f_alternative) continue;
     TSNode clause = it.node();
@@ -948,6 +954,7 @@ ExprInfo FunctionLowering::evalComparison(TSNode node) {
   bool first = true;
   bool all_host = true;
   Value combined;
+  Value left;
   for (Children it(file_.pool, node, true); it.valid(); it.next()) {
     TSNode child = it.node();
     if (it.field() == g_.f_operators) {
@@ -959,6 +966,7 @@ ExprInfo FunctionLowering::evalComparison(TSNode node) {
     if (!ts_node_is_named(child) || is(child, g_.comment)) continue;
     Value value = eval(child).value;
     all_host = all_host && value.isKnownHost();
+    if (first) left = value;
     combined = first ? value : combineOperands(combined, value);
     first = false;
   }
@@ -966,7 +974,8 @@ ExprInfo FunctionLowering::evalComparison(TSNode node) {
   if (structural) {
     info.value = hostConstant(ValueOrigin::kNone);
   } else if (membership) {
-    if (all_host) info.value = hostResultOf(combined);
+    // `key in cache` varies with the key: a container that fills up is a cache being filled.
+    if (all_host) info.value = hostResultOf(left);
   } else {
     info.value = combined;
     if (combined.kind == ValueKind::kUnknown && combined.param_deps == 0) info.value = {};

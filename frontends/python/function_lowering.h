@@ -6,6 +6,7 @@
 // what a call means in call_lowering.cpp.
 
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -127,6 +128,16 @@ class FunctionLowering {
   ExprInfo callValue(const Callee& callee, TSNode call, const Arguments& arguments);
   ExprInfo moduleCallResult(const Arguments& arguments) const;
   bool isUnboundMethodCall(TSNode call) const;
+  // ---- decorators (decorated_functions.cpp) ----
+  bool hasDecorator(FunctionId function, std::initializer_list<std::string_view> names) const;
+  bool isKernelLaunch(TSNode callee) const;
+  ExprInfo launchKernel(TSNode call, const Arguments& arguments);
+  bool isMemoized() const;
+  void markGuard(TSNode if_statement, std::size_t first_event);  // host_value_origins.cpp
+  // ---- blocks that run once by design (once_blocks.cpp) ----
+  bool runsOnce(TSNode if_statement, std::size_t first_event) const;
+  bool isCaptureOnly(TSNode condition, std::size_t first_event) const;
+  bool writesGuarded(TSNode block, std::string_view guarded, int depth) const;
   bool isExtraSyncFunction(std::string_view qualified) const;
   bool isUnshadowedBuiltin(TSNode function, std::string_view name) const;
 

@@ -39,6 +39,8 @@ struct FunctionHostFacts {
   std::vector<StreamFact> forked;    // side streams made to wait on the capture stream
   std::vector<StreamFact> recorded;  // events recorded on a known stream
   std::unordered_set<std::string_view> outer_names;  // `global` / `nonlocal` declarations
+  // Nesting of blocks that run once by design (once_blocks.cpp).
+  int once_depth = 0;
   // The region whose body last bound each local name (-1: outside any region).
   std::unordered_map<std::string_view, std::int32_t> bound_in;
 };

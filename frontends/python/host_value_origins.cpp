@@ -178,6 +178,22 @@ ExprInfo FunctionLowering::optimizerSetting(TSNode subscript, TSNode base, ExprI
   return info;
 }
 
+void FunctionLowering::markGuard(TSNode if_statement, std::size_t first_event) {
+  // `if workspace.destroyed: raise ...` with no other branch checks a value; it chooses no work.
+  TSNode body = field(if_statement, g_.f_consequence);
+  bool raises_only = !isNull(body);
+  for (Children it(file_.pool, body); it.valid() && raises_only; it.next()) {
+    raises_only = is(it.node(), g_.raise_statement);
+  }
+  for (Children it(file_.pool, if_statement); it.valid() && raises_only; it.next()) {
+    raises_only = it.field() != g_.f_alternative;
+  }
+  if (!raises_only) return;
+  for (std::size_t i = first_event; i < events_.size(); ++i) {
+    if (events_[i].kind == EventKind::kBranch) events_[i].api = "guard";
+  }
+}
+
 void FunctionLowering::noteHostBinding(std::string_view name) {
   host_.bound_in[name] = currentRegion();
 }

@@ -80,7 +80,8 @@ FunctionLowering::Lifetime FunctionLowering::lifetimeOf(TSNode node) const {
 
 void FunctionLowering::emitHostEffect(TSNode range_node, std::string api, const Value& subject,
                                       TSNode subject_node, std::uint16_t flags) {
-  if (quiet()) return;
+  // Lazy initialization, log-once and capture-only blocks run once by design.
+  if (quiet() || host_.once_depth > 0) return;
   Event& event = emit(EventKind::kHostSideEffect, range_node);
   event.api = std::move(api);
   event.text = file_.text.brief(range_node);

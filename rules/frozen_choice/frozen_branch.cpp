@@ -1,8 +1,10 @@
 // GS102 frozen-branch: under capture, a Python branch or loop decided by a host value that
 // changes between replays. Python runs once, at capture; the graph holds only the work of the
 // branch taken then, or the loop's capture-time number of iterations. Branches on tensors are
-// GS101's, on a capture query GS104's, and asserts are checks rather than choices of work.
+// GS101's, on a capture query GS104's, and asserts and raise-only guards are checks rather than
+// choices of work.
 #include "analyzer/engine/check.h"
+#include "rules/frozen_choice/run_once_path.h"
 #include "rules/frozen_choice/varying_value.h"
 
 namespace graphsafe {
@@ -33,12 +35,14 @@ class FrozenBranchCheck final : public Check {
   void checkRegionEvent(const RegionContext& context, const Event& event,
                         DiagnosticSink& sink) const override {
     if (event.kind != EventKind::kBranch && event.kind != EventKind::kLoop) return;
+    // Asserts and `if ...: raise` guards check a value; they choose no work.
     if (event.kind == EventKind::kBranch &&
-        (event.api == "assert" || (event.flags & kFlagCaptureDependent) != 0)) {
+        (event.api == "assert" || event.api == "guard" ||
+         (event.flags & kFlagCaptureDependent) != 0)) {
       return;
     }
     Value value = context.resolve(event.subject);
-    if (!isFrozenHostValue(value)) return;
+    if (!isFrozenHostValue(value) || reachedThroughRunOnce(context)) return;
     if (asksAboutCapture(context.function->events, event)) return;
     const std::string what = "`" + event.subject.text + "`";
     if (event.kind == EventKind::kLoop) {

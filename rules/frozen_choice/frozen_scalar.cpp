@@ -4,6 +4,7 @@
 // is GS105's (the frontends record those as kShapeUse right before the operation); a copy from
 // pageable memory fails capture outright and is GS402's.
 #include "analyzer/engine/check.h"
+#include "rules/frozen_choice/run_once_path.h"
 #include "rules/frozen_choice/varying_value.h"
 
 namespace graphsafe {
@@ -57,7 +58,7 @@ class FrozenScalarCheck final : public Check {
                         DiagnosticSink& sink) const override {
     if (event.kind != EventKind::kTensorOp || (event.flags & kFlagPageableSource) != 0) return;
     const bool python = context.file->language == Language::kPython;
-    if (python && !isDeviceWork(context, event)) return;
+    if (python && (!isDeviceWork(context, event) || reachedThroughRunOnce(context))) return;
     std::vector<const Event*> shapes;
     if (python) shapes = shapeUsesOf(context.function->events, event);
     auto frozen = [&](const Value& argument) {

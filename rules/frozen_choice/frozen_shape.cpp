@@ -3,6 +3,7 @@
 // length of narrow/split. Launch shapes and allocations are fixed at capture, so every replay
 // processes the capture-time number of elements.
 #include "analyzer/engine/check.h"
+#include "rules/frozen_choice/run_once_path.h"
 #include "rules/frozen_choice/varying_value.h"
 
 namespace graphsafe {
@@ -17,7 +18,7 @@ class FrozenShapeCheck final : public Check {
                         DiagnosticSink& sink) const override {
     if (event.kind != EventKind::kShapeUse) return;
     Value value = context.resolve(event.subject);
-    if (!isFrozenHostValue(value)) return;
+    if (!isFrozenHostValue(value) || reachedThroughRunOnce(context)) return;
     // A slice or view of something that turns out not to be a tensor on this path (a list).
     if (!event.args.empty() && !context.resolve(event.args.front()).isTensor()) return;
     const std::string what =

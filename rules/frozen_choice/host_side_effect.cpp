@@ -3,6 +3,7 @@
 // once, while the graph is recorded. A print of a tensor is a host synchronization, reported by
 // GS401 alone; logging is reported as a warning (it loses messages, not results).
 #include "analyzer/engine/check.h"
+#include "rules/frozen_choice/run_once_path.h"
 
 namespace graphsafe {
 
@@ -36,7 +37,7 @@ class HostSideEffectCheck final : public Check {
 
   void checkRegionEvent(const RegionContext& context, const Event& event,
                         DiagnosticSink& sink) const override {
-    if (event.kind != EventKind::kHostSideEffect) return;
+    if (event.kind != EventKind::kHostSideEffect || reachedThroughRunOnce(context)) return;
     const bool logging = (event.flags & kFlagLogging) != 0;
     const bool output = logging || event.api == "builtins.print";
     const std::string what = "`" + event.text + "`";

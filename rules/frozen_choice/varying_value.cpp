@@ -3,7 +3,8 @@
 namespace graphsafe {
 
 bool isFrozenHostValue(const Value& value) {
-  return value.isHostVarying() && value.origin != ValueOrigin::kTensorExpr;
+  return value.isHostVarying() && value.origin != ValueOrigin::kTensorExpr &&
+         value.origin != ValueOrigin::kCaptureQuery;
 }
 
 std::string whyItVaries(const Value& value) {

@@ -35,8 +35,8 @@ class NonCaptureStreamCheck final : public Check {
     if ((event.flags & kFlagExtensionCode) != 0) return;
     if (!event.subject.text.empty() && forkedByCaller(context, event.subject.text)) return;
     const std::string what = event.api.empty() ? std::string("this work") : "`" + event.api + "`";
-    const std::string where = event.text.empty() ? std::string("a stream outside the capture")
-                                                 : event.text;
+    const std::string where =
+        event.text.empty() ? std::string("a stream outside the capture") : event.text;
     sink.report(context, event.range,
                 what + " goes to " + where +
                     ", which is not being captured: it runs once, at capture time, and is missing "

@@ -44,6 +44,8 @@ class UnjoinedStreamCheck final : public Check {
 
 }  // namespace
 
-std::unique_ptr<Check> makeUnjoinedStreamCheck() { return std::make_unique<UnjoinedStreamCheck>(); }
+std::unique_ptr<Check> makeUnjoinedStreamCheck() {
+  return std::make_unique<UnjoinedStreamCheck>();
+}
 
 }  // namespace graphsafe
