@@ -92,9 +92,13 @@ class ReboundStaticInputCheck final : public Check {
                 "new tensor here, before the call " +
                 replayed + ", leaves the recorded graph reading the old tensor's memory";
     } else {
+      // C++ names a pointer; Python names a tensor.
+      const bool cuda = file.language == Language::kCuda;
       message = name + " is read by the CUDA graph captured at line " + lineOf(region.site) +
-                " but is bound to a new tensor here, before " + replayed +
-                ": the graph keeps reading the address it captured, not this tensor";
+                (cuda ? " but points at other memory from here, before "
+                      : " but is bound to a new tensor here, before ") +
+                replayed + ": the graph keeps reading the address it captured, not " +
+                (cuda ? "the new one" : "this tensor");
     }
     std::vector<RelatedLocation> related;
     related.push_back(
