@@ -13,11 +13,14 @@ std::unique_ptr<Check> makeHostSideEffectCheck();
 std::unique_ptr<Check> makeReboundStaticInputCheck();
 std::unique_ptr<Check> makeFreedStaticInputCheck();
 std::unique_ptr<Check> makeOutputKeptWithoutCloneCheck();
+std::unique_ptr<Check> makeGraphedCallablesOrderCheck();
 std::unique_ptr<Check> makeNonCaptureStreamCheck();
 std::unique_ptr<Check> makeUnjoinedStreamCheck();
+std::unique_ptr<Check> makeHooksAfterGraphingCheck();
 std::unique_ptr<Check> makeExtensionDefaultStreamCheck();
 std::unique_ptr<Check> makeHostSyncCheck();
 std::unique_ptr<Check> makePageableCopyCheck();
+std::unique_ptr<Check> makeNoWarmupCheck();
 
 std::vector<std::unique_ptr<Check>> makeAllChecks() {
   std::vector<std::unique_ptr<Check>> checks;
@@ -30,11 +33,14 @@ std::vector<std::unique_ptr<Check>> makeAllChecks() {
   checks.push_back(makeReboundStaticInputCheck());
   checks.push_back(makeFreedStaticInputCheck());
   checks.push_back(makeOutputKeptWithoutCloneCheck());
+  checks.push_back(makeGraphedCallablesOrderCheck());
   checks.push_back(makeNonCaptureStreamCheck());
   checks.push_back(makeUnjoinedStreamCheck());
+  checks.push_back(makeHooksAfterGraphingCheck());
   checks.push_back(makeExtensionDefaultStreamCheck());
   checks.push_back(makeHostSyncCheck());
   checks.push_back(makePageableCopyCheck());
+  checks.push_back(makeNoWarmupCheck());
   return checks;
 }
 

@@ -282,6 +282,20 @@ TEST(ConfigTest, WrongTypesSayWhatWasExpected) {
             "[tool.graphsafe] expected a table of settings, got a number (1)");
 }
 
+TEST(ConfigTest, CaptureFlagsAreNamesOrAttributes) {
+  TempDir dir;
+  Config config = loadConfigFile(
+      dir.write(".graphsafe.yaml", "capture-flags: [mylib.graphs.CAPTURING, .is_capturing]\n"));
+  EXPECT_EQ(config.capture_flags,
+            (std::vector<std::string>{"mylib.graphs.CAPTURING", ".is_capturing"}));
+  EXPECT_EQ(loadError(dir, ".graphsafe.yaml", "capture-flags: [\"is capturing\"]\n").message,
+            "capture-flags: 'is capturing' is not an API name (write it like 'pkg.mod.func' or "
+            "'.method')");
+  EngineOptions options;
+  applyConfig(config, options);
+  EXPECT_EQ(options.settings.capture_flags, config.capture_flags);
+}
+
 TEST(ConfigTest, BadNamesAreErrors) {
   TempDir dir;
   ConfigError error =

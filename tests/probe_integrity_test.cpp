@@ -237,9 +237,6 @@ class ProbeCaseDiagnostics : public ::testing::TestWithParam<std::string> {};
 // removed, so the list can only shrink.
 const std::map<std::string, std::string>& knownMisses() {
   static const std::map<std::string, std::string> misses = {
-      {"python/GS104-capture-aware-logic/bug.py",
-       "the Python frontend does not lower is_current_stream_capturing() branches yet; GS104 is "
-       "checked in C++ only"},
       {"cuda/GS304-extension-default-stream/bug.cu",
        "the C++ stand-in includes no torch/ATen header, so nothing marks it as extension code"},
   };

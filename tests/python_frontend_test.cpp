@@ -1130,6 +1130,148 @@ TEST(PythonFile, DeepNestingDoesNotOverflowTheStack) {
   for (const Event* sync : syncs) EXPECT_EQ(sync->region, 0);
 }
 
+// ---- capture queries, graphed modules ---------------------------------------------------------
+
+TEST(PythonCaptureQueries, BranchesOnTheAnswerAreMarked) {
+  FileModel model = analyze(R"(
+import time
+import torch
+
+def capturing():
+    return torch.cuda.is_current_stream_capturing()
+
+def differ(x):
+    if torch.cuda.is_current_stream_capturing():
+        x = x * -1
+    return x
+
+def waits(x):
+    if capturing():
+        torch.cuda._sleep(100)
+    else:
+        time.sleep(0.1)
+    return x
+
+def other(x, flag):
+    if flag:
+        x = x * 2
+    return x
+)");
+  const Event* differ = event(function(model, "differ"), EventKind::kBranch,
+                              "torch.cuda.is_current_stream_capturing()");
+  ASSERT_NE(differ, nullptr);
+  EXPECT_EQ(differ->flags & (kFlagCaptureDependent | kFlagSidesDiffer),
+            kFlagCaptureDependent | kFlagSidesDiffer);
+  const Event* waits = event(function(model, "waits"), EventKind::kBranch, "capturing()");
+  ASSERT_NE(waits, nullptr);
+  EXPECT_NE(waits->flags & kFlagCaptureDependent, 0);
+  EXPECT_EQ(waits->flags & kFlagSidesDiffer, 0);
+  const Event* other = event(function(model, "other"), EventKind::kBranch, "flag");
+  ASSERT_NE(other, nullptr);
+  EXPECT_EQ(other->flags & (kFlagCaptureDependent | kFlagSidesDiffer), 0);
+}
+
+TEST(PythonCaptureQueries, ConfiguredFlagsAnswerTheQuestion) {
+  AnalysisSettings settings;
+  settings.capture_flags = {"mylib.graphs.CAPTURING", "mylib.graphs.capturing_now",
+                            ".is_capturing", "sample.LOCAL_FLAG"};
+  FileModel model = analyze(R"(
+from mylib import graphs
+from mylib.graphs import CAPTURING
+LOCAL_FLAG = False
+
+def by_global(x):
+    if CAPTURING:
+        x = x.half()
+    return x
+
+def by_function(x):
+    if graphs.capturing_now():
+        x = x.half()
+    return x
+
+def by_attribute(self, x):
+    if self.is_capturing:
+        x = x.half()
+    return x
+
+def by_local_name(x):
+    now = graphs.CAPTURING
+    if now:
+        x = x.half()
+    return x
+
+def by_this_module(x):
+    if LOCAL_FLAG:
+        x = x.half()
+    return x
+
+def not_declared(x):
+    if graphs.OTHER:
+        x = x.half()
+    return x
+)",
+                            settings);
+  for (const auto& [name, condition] :
+       std::vector<std::pair<std::string, std::string>>{{"by_global", "CAPTURING"},
+                                                        {"by_function", "graphs.capturing_now()"},
+                                                        {"by_attribute", "self.is_capturing"},
+                                                        {"by_local_name", "now"},
+                                                        {"by_this_module", "LOCAL_FLAG"}}) {
+    const Event* branch = event(function(model, name), EventKind::kBranch, condition);
+    ASSERT_NE(branch, nullptr) << name;
+    EXPECT_NE(branch->flags & kFlagSidesDiffer, 0) << name;
+  }
+  const Event* other = event(function(model, "not_declared"), EventKind::kBranch, "graphs.OTHER");
+  ASSERT_NE(other, nullptr);
+  EXPECT_EQ(other->flags & kFlagCaptureDependent, 0);
+}
+
+TEST(PythonGraphedModules, HooksOptimizerStepsAndBackwardsAreEvents) {
+  FileModel model = analyze(R"(
+import torch
+
+def f(net, x):
+    graphed = torch.cuda.make_graphed_callables((net, net.head), ((x,), (x,)))
+    for name, sub in net.named_modules():
+        sub.register_forward_hook(print)
+    net.layers[0].register_forward_pre_hook(print)
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    opt.step()
+    y = graphed[1](x)
+    y.sum().backward()
+)");
+  ASSERT_EQ(countRegions(model, RegionKind::kGraphedCallable), 2u);
+  EXPECT_EQ(model.regions[0].callable, "net");
+  EXPECT_EQ(model.regions[0].tuple_index, 0);
+  EXPECT_EQ(model.regions[1].callable, "net.head");
+  EXPECT_EQ(model.regions[1].tuple_index, 1);
+  const FunctionModel* f = function(model, "f");
+  std::vector<const Event*> calls = events(f, EventKind::kCall);
+  auto find = [&](std::string_view api) -> const Event* {
+    for (const Event* call : calls) {
+      if (call->api == api) return call;
+    }
+    return nullptr;
+  };
+  const Event* hook = find("torch.nn.Module.register_forward_hook");
+  ASSERT_NE(hook, nullptr);
+  EXPECT_EQ(hook->target, "sub");
+  EXPECT_EQ(hook->source, "net");
+  const Event* pre_hook = find("torch.nn.Module.register_forward_pre_hook");
+  ASSERT_NE(pre_hook, nullptr);
+  EXPECT_EQ(pre_hook->target, "net.layers");
+  const Event* step = find("torch.optim.Optimizer.step");
+  ASSERT_NE(step, nullptr);
+  EXPECT_EQ(step->target, "opt");
+  const Event* backward = find("torch.Tensor.backward");
+  ASSERT_NE(backward, nullptr);
+  EXPECT_EQ(backward->target, "y.sum");
+  const Event* bind = event(f, EventKind::kBind, "y = graphed[1](x)");
+  ASSERT_NE(bind, nullptr);
+  EXPECT_EQ(bind->output_of, 1);  // the region of the callable at position 1
+}
+
 TEST(PythonFile, MayMatterIsALexicalPrescan) {
   auto frontend = makePythonFrontend();
   EXPECT_TRUE(frontend->mayMatter("import torch\n"));

@@ -24,6 +24,7 @@ struct Config {
   std::map<std::string, Severity> severity;  // rule ID or prefix -> severity
   std::vector<std::string> capture_entry_points;
   std::vector<std::string> extra_sync_apis;
+  std::vector<std::string> capture_flags;
 
   // The absolute directory of `path`, which patterns are relative to (the current directory
   // when `path` is empty).

@@ -21,10 +21,12 @@ constexpr std::string_view kExclude = "exclude";
 constexpr std::string_view kSeverity = "severity";
 constexpr std::string_view kCaptureEntryPoints = "capture-entry-points";
 constexpr std::string_view kExtraSyncApis = "extra-sync-apis";
+constexpr std::string_view kCaptureFlags = "capture-flags";
 
 const std::vector<std::string_view>& knownKeys() {
   static const std::vector<std::string_view> keys = {
-      kSelect, kIgnore, kPerFileIgnores, kExclude, kSeverity, kCaptureEntryPoints, kExtraSyncApis};
+      kSelect,        kIgnore,      kPerFileIgnores, kExclude, kSeverity, kCaptureEntryPoints,
+      kExtraSyncApis, kCaptureFlags};
   return keys;
 }
 
@@ -127,6 +129,8 @@ class Validator {
         config.capture_entry_points = names(entry.value, entry.key, false);
       } else if (entry.key == kExtraSyncApis) {
         config.extra_sync_apis = names(entry.value, entry.key, true);
+      } else if (entry.key == kCaptureFlags) {
+        config.capture_flags = names(entry.value, entry.key, true);
       } else {
         unknownKey(entry);
       }

@@ -14,6 +14,9 @@ struct AnalysisSettings {
   std::vector<std::string> capture_entry_points;
   // Extra host-synchronizing APIs (qualified names, or ".method" for any receiver).
   std::vector<std::string> extra_sync_apis;
+  // Names that hold or return "is the stream being captured?" besides
+  // torch.cuda.is_current_stream_capturing() (qualified names, or ".attr" for any object).
+  std::vector<std::string> capture_flags;
   // Files larger than this are skipped with a notice.
   std::size_t max_file_bytes = 8u << 20;
   // Per-file guards of the parse: one that runs longer, or whose syntax tree grows larger, is

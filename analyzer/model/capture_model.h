@@ -98,6 +98,11 @@ struct Event {
   //           graphed/compiled callable replayed.
   //   source: kBind / kStore: the path the value comes from when it is an alias or a view of a
   //           name ("g = self.graphs[bs]", "x = x.view(n)"); "" for a new object.
+  // A module hook registration (kCall, api "torch.nn.Module.register_*hook"): `target` is the
+  // module it is registered on; `source` the module whose submodule the target is (a loop
+  // variable over its modules()/children(), or an element `m[0]` of it), "" otherwise.
+  // A backward call (kCall, api "torch.Tensor.backward"): `target` is the tensor it starts from.
+  // An optimizer step (kCall, api "torch.optim.Optimizer.step"): `target` is the optimizer.
   std::string target;
   std::string source;
   // kBind / kStore: the value is an output of this region (index in FileModel::regions): bound
@@ -151,6 +156,11 @@ struct CaptureRegion {
   std::string target_qualified;
   // Values of the captured callable's parameters at the capture (graphed callables: tensors).
   std::vector<Value> param_values;
+  // Graphed callables: the path of the callable or module handed to make_graphed_callables
+  // ("model", "self.encoder"; "" when it is not a path), and its position in the tuple of
+  // callables (-1 when one callable was passed on its own). Regions of one call share `site`.
+  std::string callable;
+  std::int32_t tuple_index = -1;
   // Flow between capture and replay.
   // The name the program replays the region by, as a path: the graph object ("g",
   // "self.graphs"), the variable bound to the graphed/compiled callable, or the decorated

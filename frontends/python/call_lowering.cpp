@@ -241,6 +241,11 @@ ExprInfo FunctionLowering::callFunction(FunctionId function, TSNode call,
     }
     if (host_.once_depth > 0) event.flags |= kFlagRunsOnce;
   }
+  if (returnsCaptureQuery(function)) {
+    ExprInfo answer;
+    answer.value = hostVarying(ValueOrigin::kCaptureQuery);
+    return answer;
+  }
   // model(x) / self.block(x) / block.forward(x): a module's forward returns tensors.
   std::int32_t class_index = file_.index.functions[function].class_index;
   if (class_index >= 0 && file_.model.functions[function].name == "forward") {
@@ -497,6 +502,7 @@ std::string FunctionLowering::methodText(const Callee& callee, TSNode call) cons
 
 ExprInfo FunctionLowering::callMethod(Callee& callee, TSNode call, const Arguments& arguments) {
   noteFlowMethod(callee, call, arguments);
+  noteGraphedUse(callee, call);
   std::string_view name = callee.name;
   const ExprInfo& receiver = callee.receiver;
   for (std::string_view method : file_.extra_sync_methods) {
@@ -777,7 +783,11 @@ void FunctionLowering::graphedCallables(TSNode call, const Arguments& arguments)
   if (quiet()) return;
   std::vector<TSNode> nodes;
   graphedCallableNodes(file_.pool, arguments.syntax, nodes);
+  TSNode callables = unparenthesize(file_.pool, arguments.syntax.find("callables", 0));
+  const bool in_tuple = is(callables, g_.tuple) || is(callables, g_.list);
+  std::int32_t position = -1;
   for (TSNode node : nodes) {
+    ++position;
     ExprInfo info = quietEval(node);
     std::string qualified;
     FunctionId target = callableTarget(info, qualified);
@@ -788,6 +798,8 @@ void FunctionLowering::graphedCallables(TSNode call, const Arguments& arguments)
     region.whole_function = true;
     region.function = target;
     region.target_qualified = std::move(qualified);
+    region.callable = flowPath(node);
+    region.tuple_index = in_tuple ? position : -1;
     if (target != kNoFunction) {
       // Graphed callables are called with the static tensors of the sample arguments.
       const FunctionDecl& callable = file_.index.functions[target];

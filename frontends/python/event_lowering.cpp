@@ -1,5 +1,6 @@
 // Statements and expressions of one function: the forward walk that binds names, classifies
 // values and emits events in evaluation order. Calls are in call_lowering.cpp.
+#include <array>
 #include <optional>
 
 #include "frontends/python/function_lowering.h"
@@ -228,6 +229,7 @@ void FunctionLowering::bindTarget(TSNode target, const ExprInfo& info, TSNode va
                                   bool augmented) {
   target = unparenthesize(file_.pool, target);
   if (isNull(target) || depth_ >= kMaxNestingDepth) return;
+  noteOptimizerBinding(target, value);
   DepthGuard guard(depth_);
   TSSymbol symbol = ts_node_symbol(target);
   if (symbol == g_.identifier) {
@@ -535,18 +537,27 @@ void FunctionLowering::lowerIf(TSNode node) {
   condition(field(node, g_.f_condition));
   markGuard(node, before);
   bool once = runsOnce(node, before);
+  // Per if/elif clause: where its condition's events start and end, and where its body's end.
+  std::vector<std::array<std::size_t, 3>> clauses{{before, events_.size(), 0}};
   host_.once_depth += once ? 1 : 0;
   lowerConditionalBlock(field(node, g_.f_consequence));
   host_.once_depth -= once ? 1 : 0;
+  clauses.back()[2] = events_.size();
   for (Children it(file_.pool, node); it.valid(); it.next()) {
     if (it.field() != g_.f_alternative) continue;
     TSNode clause = it.node();
     if (is(clause, g_.elif_clause)) {
+      std::size_t condition_begin = events_.size();
       condition(field(clause, g_.f_condition));
+      clauses.push_back({condition_begin, events_.size(), 0});
       lowerConditionalBlock(field(clause, g_.f_consequence));
+      clauses.back()[2] = events_.size();
     } else if (is(clause, g_.else_clause)) {
       lowerConditionalBlock(field(clause, g_.f_body));
     }
+  }
+  for (const auto& [condition_begin, condition_end, side_end] : clauses) {
+    markCaptureBranch(condition_begin, condition_end, side_end, events_.size());
   }
 }
 
@@ -570,6 +581,7 @@ void FunctionLowering::lowerFor(TSNode node) {
     event.subject = described(iterable.value, right);
   }
   bindLoopTarget(left, right, iterable);
+  noteSubmoduleLoop(left, right);
   lowerConditionalBlock(field(node, g_.f_body));
   TSNode alternative = field(node, g_.f_alternative);
   if (!isNull(alternative)) lowerConditionalBlock(field(alternative, g_.f_body));
@@ -680,7 +692,12 @@ void FunctionLowering::lowerMatch(TSNode node) {
 ExprInfo FunctionLowering::eval(TSNode node) {
   if (isNull(node) || depth_ >= kMaxNestingDepth) return {};
   DepthGuard guard(depth_);
-  return dispatch(node);
+  ExprInfo info = dispatch(node);
+  // A flag the configuration declares as "is the stream being captured?" (capture-flags).
+  if (!file_.settings.capture_flags.empty() && isCaptureFlag(node)) {
+    info.value = hostVarying(ValueOrigin::kCaptureQuery);
+  }
+  return info;
 }
 
 ExprInfo FunctionLowering::quietEval(TSNode node) {
@@ -920,7 +937,9 @@ ExprInfo FunctionLowering::evalBinary(TSNode node) {
   }
   // A host scalar meeting a tensor: later rules look for values frozen into the op.
   bool tensor_side = mayBeTensor(lhs.value) || mayBeTensor(rhs.value);
-  if (!quiet() && tensor_side && !(lhs.value.isTensor() && rhs.value.isTensor())) {
+  // a @ b: a library op (cuBLAS) even between two tensors; its first run needs a warm-up (GS403).
+  bool product = op_text == "@" && tensor_side;
+  if (!quiet() && (product || (tensor_side && !(lhs.value.isTensor() && rhs.value.isTensor())))) {
     Event& event = emit(EventKind::kTensorOp, node);
     event.api = operatorApi(op_text);
     event.text = file_.text.brief(node);

@@ -245,7 +245,10 @@ void FunctionLowering::noteBinding(TSNode target, const ExprInfo& info, TSNode v
       for (Children it(file_.pool, shown); it.valid(); it.next()) {
         emitStore("__iadd__", path, it.node(), quietEval(it.node()));
       }
-    } else if (info.value.isTensor()) {
+    } else if (info.value.isTensor() ||
+               (!info.value.isKnownHost() && info.object == ObjectKind::kNone)) {
+      // Also a value that may be a tensor (`z *= -1` on a parameter's sum): device work that a
+      // branch on the capture status may add on one side only (GS104).
       Event& event = emit(EventKind::kInPlaceUpdate, target);
       event.range = range;
       event.api = "+=";
@@ -493,9 +496,12 @@ ExprInfo FunctionLowering::noteCallResult(TSNode call, ExprInfo result) {
   std::string path = flowPath(function);
   if (!path.empty()) {
     const auto& regions = file_.model.regions;
+    // graphed[1](x): the callable at that position of the graphed tuple.
+    const std::int32_t position = literalIndex(function);
     for (std::size_t r = 0; r < regions.size(); ++r) {
       const CaptureRegion& region = regions[r];
       if (!isCallableRegion(region) || region.handle != path) continue;
+      if (position >= 0 && region.tuple_index >= 0 && region.tuple_index != position) continue;
       auto scope = file_.flow.handle_scope.find(static_cast<std::int32_t>(r));
       if (scope == file_.flow.handle_scope.end()) continue;
       FunctionId holder = scope->second;

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -140,6 +141,12 @@ class FunctionLowering {
   bool writesGuarded(TSNode block, std::string_view guarded, int depth) const;
   bool isExtraSyncFunction(std::string_view qualified) const;
   bool isUnshadowedBuiltin(TSNode function, std::string_view name) const;
+  // ---- branches on "is the stream capturing?" (capture_queries.cpp) ----
+  bool returnsCaptureQuery(FunctionId function) const;
+  bool isCaptureFlag(TSNode node) const;
+  std::vector<std::string> deviceWork(std::size_t begin, std::size_t end) const;
+  void markCaptureBranch(std::size_t condition_begin, std::size_t condition_end,
+                         std::size_t side_end, std::size_t branch_end);
 
   // ---- regions (call_lowering.cpp) ----
   void captureBegin(const Callee& callee, TSNode call, const Arguments& arguments);
@@ -173,6 +180,11 @@ class FunctionLowering {
   // no function, so that its calls and outputs are known.
   bool isOpaqueCallable(const ExprInfo& info) const;
   std::string flowPath(TSNode node) const;
+  // ---- modules handed to make_graphed_callables (graphed_modules.cpp) ----
+  std::int32_t literalIndex(TSNode subscript) const;
+  void noteSubmoduleLoop(TSNode target, TSNode iterable);
+  void noteGraphedUse(const Callee& callee, TSNode call);
+  void noteOptimizerBinding(TSNode target, TSNode value);
   std::string sourcePath(TSNode node) const;
 
   // ---- host values read under capture (host_value_origins.cpp) ----
@@ -257,6 +269,10 @@ class FunctionLowering {
   std::string_view self_name_;
   FunctionFlow flow_;
   FunctionHostFacts host_;
+  // Loop variables over a module's modules()/children(): name -> the module's path.
+  std::unordered_map<std::string_view, std::string> submodule_loops_;
+  // Names bound to a torch.optim optimizer: their step() is work a capture must warm up.
+  std::vector<std::string> optimizers_;
 };
 
 }  // namespace graphsafe::python
