@@ -1008,9 +1008,13 @@ ExprInfo FunctionLowering::evalConditional(TSNode node) {
   int count = 0;
   for (Children it(file_.pool, node); it.valid() && count < 3; it.next()) parts[count++] = it.node();
   if (count < 3) return evalChildren(node);
+  std::size_t before = events_.size();
   condition(parts[1]);
+  std::size_t condition_end = events_.size();
   ExprInfo body = eval(parts[0]);
+  std::size_t body_end = events_.size();
   ExprInfo alternative = eval(parts[2]);
+  markCaptureBranch(before, condition_end, body_end, events_.size());
   return joinInfos(body, alternative);
 }
 
