@@ -13,4 +13,7 @@ struct EmbeddedFile {
 // The rules/**/*.yaml files, embedded at build time (cmake/EmbedCatalog.cmake).
 const std::vector<EmbeddedFile>& embeddedCatalogFiles();
 
+// The newest runtime-probe/results/*.json, embedded at build time; empty when there is none.
+EmbeddedFile embeddedProbeResults();
+
 }  // namespace graphsafe

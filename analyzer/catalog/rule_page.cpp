@@ -4,6 +4,7 @@
 #include <cctype>
 #include <string_view>
 
+#include "analyzer/catalog/probe_results.h"
 #include "analyzer/catalog/rule_family.h"
 
 namespace graphsafe {
@@ -200,6 +201,28 @@ void addMarkdownExamples(std::string& out, const std::vector<CodeExample>& examp
   }
 }
 
+// What the newest probe run measured for one case: "reproduced: observed ..., expected ...".
+std::string measurementOf(const ProbeCase& probe) {
+  const ProbeRun& run = probeRun();
+  auto it = run.cases.find(probe.path);
+  if (it == run.cases.end()) return "not in the latest run";
+  const ProbeMeasurement& m = it->second;
+  std::string out = m.verdict;
+  if (!m.capture_error.empty()) return out + ": the capture failed with " + m.capture_error;
+  if (m.observed.empty()) return out;
+  out += ": observed " + m.observed;
+  if (m.verdict != "correct" && !m.expected.empty()) out += ", correct is " + m.expected;
+  return out;
+}
+
+// "Last run on NVIDIA H200, ... (runtime-probe/results/2026-11-29-nvidia-h200.md)".
+std::string probeRunHeading() {
+  const ProbeRun& run = probeRun();
+  if (run.empty()) return "No runtime-probe results are embedded in this build.";
+  std::string report = run.file.substr(0, run.file.rfind('.')) + ".md";
+  return "Latest run on " + run.environment + " (runtime-probe/results/" + report + "):";
+}
+
 }  // namespace
 
 std::string ruleDocsPath(const RuleInfo& rule) {
@@ -250,12 +273,13 @@ std::string renderRulePage(const RuleInfo& rule) {
   addHeading(out, "Measured on hardware");
   addProse(out, rule.observed);
   out += '\n';
-  out += kIndent;
-  out += "Runtime-probe cases (runtime-probe/cases/):\n";
+  out += wrapped("Runtime-probe cases (runtime-probe/cases/). " + probeRunHeading(), kIndent,
+                 kTerminalWidth);
   for (const ProbeCase& probe : rule.probe_cases) {
     out += kCodeIndent;
     out += probe.path;
     out += '\n';
+    out += wrapped(measurementOf(probe), std::string(kCodeIndent) + "  ", kTerminalWidth);
   }
 
   addHeading(out, "Suppress");
@@ -311,9 +335,10 @@ std::string renderRuleMarkdown(const RuleInfo& rule) {
 
   out += "\n## Measured on hardware\n";
   addMarkdownProse(out, rule.observed);
-  out += "\nRuntime-probe cases, each a standalone program:\n\n";
+  out += "\nRuntime-probe cases, each a standalone program. " + probeRunHeading() + "\n\n";
   for (const ProbeCase& probe : rule.probe_cases) {
-    out += "- [`" + probe.path + "`](../../runtime-probe/cases/" + probe.path + ")\n";
+    out += "- [`" + probe.path + "`](../../runtime-probe/cases/" + probe.path + "): " +
+           measurementOf(probe) + "\n";
   }
 
   out += "\n## Suppress\n";
