@@ -31,6 +31,20 @@ std::vector<std::string> nonEmptyPaths(const std::vector<std::string>& paths) {
   return kept;
 }
 
+bool environmentSet(const char* name) {
+  const char* value = std::getenv(name);
+  return value != nullptr && *value != '\0' && std::string_view(value) != "0";
+}
+
+// The result cache's directory, or "" when the cache is off.
+std::string cacheDirectory(const CheckCommandOptions& options) {
+  if (options.no_cache || environmentSet("GRAPHSAFE_NO_CACHE")) return {};
+  if (!options.cache_dir.empty()) return options.cache_dir;
+  const char* from_environment = std::getenv("GRAPHSAFE_CACHE_DIR");
+  if (from_environment != nullptr && *from_environment != '\0') return from_environment;
+  return ".graphsafe_cache";
+}
+
 }  // namespace
 
 std::vector<std::string> splitCodeLists(const std::vector<std::string>& lists) {
@@ -95,6 +109,41 @@ std::optional<std::size_t> parseByteSize(std::string_view text) {
   return value << shift;
 }
 
+std::optional<Shard> parseShard(std::string_view text) {
+  std::size_t slash = text.find('/');
+  if (slash == std::string_view::npos) return std::nullopt;
+  auto number = [](std::string_view digits) -> std::optional<unsigned> {
+    if (digits.empty() || digits.size() > 6) return std::nullopt;
+    unsigned value = 0;
+    for (char c : digits) {
+      if (c < '0' || c > '9') return std::nullopt;
+      value = value * 10 + static_cast<unsigned>(c - '0');
+    }
+    return value;
+  };
+  auto index = number(text.substr(0, slash));
+  auto count = number(text.substr(slash + 1));
+  if (!index || !count || *count == 0 || *count > 4096 || *index == 0 || *index > *count) {
+    return std::nullopt;
+  }
+  return Shard{*index, *count};
+}
+
+unsigned shardOfPath(std::string_view path, unsigned count) {
+  while (path.starts_with("./")) path.remove_prefix(2);
+  return static_cast<unsigned>(contentHash(path) % count) + 1;
+}
+
+void keepShard(RunResult& result, const Shard& shard) {
+  if (shard.count <= 1) return;
+  std::erase_if(result.diagnostics, [&](const Diagnostic& d) {
+    return shardOfPath(d.path(), shard.count) != shard.index;
+  });
+  std::erase_if(result.notices, [&](const Notice& notice) {
+    return !notice.path.empty() && shardOfPath(notice.path, shard.count) != shard.index;
+  });
+}
+
 bool toEngineOptions(const CheckCommandOptions& options, EngineOptions& engine,
                      std::string& error) {
   if (!parseOutputFormat(options.format)) {
@@ -126,6 +175,11 @@ bool toEngineOptions(const CheckCommandOptions& options, EngineOptions& engine,
     }
     engine.settings.max_file_bytes = *bytes;
   }
+  if (!options.shard.empty() && !parseShard(options.shard)) {
+    error = "--shard: expected I/N with 1 <= I <= N (such as 2/4), not '" + options.shard + "'";
+    return false;
+  }
+  engine.cache_dir = cacheDirectory(options);
   return true;
 }
 
@@ -183,6 +237,7 @@ int runCheckCommand(const CheckCommandOptions& options, std::ostream& out, std::
   }
 
   RunResult result = runAnalysis(engine);
+  if (!options.shard.empty()) keepShard(result, *parseShard(options.shard));
 
   if (!options.write_baseline.empty()) {
     Baseline current = Baseline::fromResult(result, options.write_baseline);

@@ -36,7 +36,29 @@ struct CheckCommandOptions {
   std::string baseline;
   // --write-baseline FILE: record every current finding there (atomically) and exit 0.
   std::string write_baseline;
+  // The result cache: --cache-dir DIR (default $GRAPHSAFE_CACHE_DIR, else .graphsafe_cache in
+  // the current directory); --no-cache (or GRAPHSAFE_NO_CACHE=1) turns it off.
+  std::string cache_dir;
+  bool no_cache = false;
+  // --shard I/N: report only the findings (and notices) of files in shard I of N (1-based). The
+  // analysis still reads the whole tree, so cross-file results are those of an unsharded run.
+  std::string shard;
 };
+
+struct Shard {
+  unsigned index = 1;  // 1..count
+  unsigned count = 1;
+};
+
+// "2/4" -> {2, 4}; nullopt unless 1 <= I <= N <= 4096.
+std::optional<Shard> parseShard(std::string_view text);
+
+// The shard (1..count) of a file: a hash of its path as the walker spells it, with any leading
+// "./" dropped, the same on every machine and in every run.
+unsigned shardOfPath(std::string_view path, unsigned count);
+
+// Keeps the findings and notices of one shard; notices without a file stay in every shard.
+void keepShard(RunResult& result, const Shard& shard);
 
 // "GS4, GS101" and repeated flags -> {"GS4", "GS101"}.
 std::vector<std::string> splitCodeLists(const std::vector<std::string>& lists);

@@ -11,6 +11,7 @@
 #include "analyzer/cli/check_command.h"
 #include "analyzer/cli/rules_command.h"
 #include "analyzer/lsp/language_server.h"
+#include "analyzer/output/sarif_merge.h"
 
 namespace graphsafe {
 namespace {
@@ -19,6 +20,7 @@ constexpr const char* kUsage =
     "usage: graphsafe check [PATH...] [--format FORMAT] [--baseline FILE] [options]\n"
     "       graphsafe rules [--format text|json]\n"
     "       graphsafe explain RULE\n"
+    "       graphsafe merge FILE.sarif... [-o OUT.sarif]\n"
     "       graphsafe lsp\n"
     "       graphsafe --version\n"
     "Run 'graphsafe --help' or 'graphsafe check --help' for details.\n";
@@ -71,6 +73,14 @@ void addCheckOptions(CLI::App& check, CheckCommandOptions& options) {
   check.add_option("--max-file-size", options.max_file_size,
                    "Skip files larger than this (default: 8M; accepts K, M, G suffixes)");
   check.add_flag("-q,--quiet", options.quiet, "Print no summary line");
+  check.add_option("--cache-dir", options.cache_dir,
+                   "Keep the result cache in DIR (default: $GRAPHSAFE_CACHE_DIR, else "
+                   ".graphsafe_cache)");
+  check.add_flag("--no-cache", options.no_cache,
+                 "Neither read nor write the result cache (also GRAPHSAFE_NO_CACHE=1)");
+  check.add_option("--shard", options.shard,
+                   "Report only shard I of N (I/N, by path hash); the analysis still sees the "
+                   "whole tree. Merge the shards' SARIF with `graphsafe merge`");
 }
 
 int run(int argc, char** argv) {
@@ -91,6 +101,13 @@ int run(int argc, char** argv) {
   std::string rule_to_explain;
   CLI::App* explain = app.add_subcommand("explain", "Print a rule's page");
   explain->add_option("rule", rule_to_explain, "A rule ID (GS401) or name (host-sync)")->required();
+
+  std::vector<std::string> merge_inputs;
+  std::string merge_output;
+  CLI::App* merge = app.add_subcommand("merge", "Merge SARIF files (of sharded runs) into one");
+  merge->add_option("files", merge_inputs, "SARIF files to merge")->required();
+  merge->add_option("-o,--output", merge_output,
+                    "Write the merged SARIF to FILE (default: stdout)");
 
   CLI::App* lsp = app.add_subcommand("lsp", "Run the Language Server (LSP over stdin/stdout)");
   // Editors often pass --stdio; it is the only transport, so it is accepted and ignored.
@@ -129,6 +146,7 @@ int run(int argc, char** argv) {
     }
     return 0;
   }
+  if (merge->parsed()) return runMergeCommand(merge_inputs, merge_output, std::cout, std::cerr);
   if (lsp->parsed()) return lsp::runLanguageServer(STDIN_FILENO, STDOUT_FILENO);
   return usageError("no command given");
 }

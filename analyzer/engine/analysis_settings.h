@@ -9,6 +9,7 @@ namespace graphsafe {
 
 // What frontends need from the configuration. Kept separate from the CLI's options so a
 // frontend never depends on how settings were given (flags, .graphsafe.yaml, LSP).
+// Every field also enters the result cache's key: runCacheKey() in result_cache.cpp.
 struct AnalysisSettings {
   // Qualified names of functions the user declares as running under capture.
   std::vector<std::string> capture_entry_points;

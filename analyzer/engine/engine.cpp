@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <map>
+#include <iterator>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <unordered_map>
@@ -17,9 +19,11 @@
 #include "analyzer/engine/per_file_ignores.h"
 #include "analyzer/engine/program_model.h"
 #include "analyzer/engine/region_walker.h"
+#include "analyzer/engine/result_cache.h"
 #include "analyzer/engine/severity_overrides.h"
 #include "analyzer/engine/source_reader.h"
 #include "analyzer/engine/suppressions.h"
+#include "analyzer/io/atomic_write.h"
 #include "frontends/python/module_name.h"
 
 namespace graphsafe {
@@ -44,6 +48,12 @@ class Frontends {
       }
     }
     return cuda_.get();
+  }
+
+  // A C++ file was met and the C++ frontend could not be loaded.
+  bool cudaUnavailable() {
+    std::lock_guard lock(notice_mutex_);
+    return cuda_notice_given_;
   }
 
  private:
@@ -223,10 +233,25 @@ void sortNotices(std::vector<Notice>& notices) {
   });
 }
 
+// What the run did with each of its files (in the order of `sources`), for the result cache.
+struct LoweringRecord {
+  std::vector<bool> lowered;
+  // Clang read headers the cache would not record, or the C++ frontend was missing (which a
+  // later run may find): the result is not cached.
+  bool uncacheable = false;
+};
+
 RunResult analyzeAll(const std::vector<SourceFilePtr>& sources, const EngineOptions& options,
-                     std::vector<Notice> notices) {
+                     std::vector<Notice> notices, LoweringRecord* record = nullptr) {
   Frontends frontends;
   ProgramModel program(LazyLowering(sources, options, frontends).run(notices));
+  if (record != nullptr) {
+    for (const FileModel& file : program.files()) {
+      record->lowered.push_back(file.lowered);
+      record->uncacheable |= file.lowered && file.language == Language::kCuda;
+    }
+    record->uncacheable |= frontends.cudaUnavailable();
+  }
   auto checks = makeAllChecks();
   auto enabled = enabledChecks(checks, options.selection, notices);
 
@@ -282,20 +307,64 @@ RunResult analyzeSources(const std::vector<SourceFilePtr>& sources, const Engine
   return analyzeAll(accepted, options, std::move(notices));
 }
 
+namespace {
+
+// The walker's notices join a result (fresh or cached) in the order a single pass gives them.
+RunResult withWalkerNotices(RunResult result, std::vector<Notice> walker_notices) {
+  walker_notices.insert(walker_notices.end(), std::make_move_iterator(result.notices.begin()),
+                        std::make_move_iterator(result.notices.end()));
+  sortNotices(walker_notices);
+  result.notices = std::move(walker_notices);
+  return result;
+}
+
+}  // namespace
+
 RunResult runAnalysis(const EngineOptions& options) {
-  std::vector<Notice> notices;
+  std::vector<Notice> walker_notices;
   std::vector<std::string> roots = options.paths;
   if (roots.empty()) roots.emplace_back(".");
-  std::vector<std::string> paths = collectFiles(roots, options.exclude, notices);
+  std::vector<std::string> paths = collectFiles(roots, options.exclude, walker_notices);
 
-  std::vector<SourceFilePtr> sources(paths.size());
+  std::optional<ResultCache> cache;
+  if (!options.cache_dir.empty()) {
+    cache.emplace(options.cache_dir, runCacheKey(options));
+    std::unique_ptr<Frontend> python = makePythonFrontend();
+    auto still_irrelevant = [&](const SourceFile& file) {
+      return isPythonPath(file.path()) && !fileMatters(*python, file.text(), options.settings);
+    };
+    if (auto hit = cache->load(paths, options.settings, still_irrelevant)) {
+      return withWalkerNotices(std::move(*hit), std::move(walker_notices));
+    }
+  }
+
+  std::vector<SourceFilePtr> loaded(paths.size());
   std::vector<std::vector<Notice>> read_notices(paths.size());
   parallelFor(paths.size(), options.jobs, [&](std::size_t i) {
-    sources[i] = readSource(paths[i], options.settings, read_notices[i]);
+    loaded[i] = readSource(paths[i], options.settings, read_notices[i]);
   });
+  std::vector<Notice> notices;
   for (auto& list : read_notices) notices.insert(notices.end(), list.begin(), list.end());
-  std::erase(sources, nullptr);
-  return analyzeAll(sources, options, std::move(notices));
+  std::vector<SourceFilePtr> sources;
+  for (const SourceFilePtr& source : loaded) {
+    if (source) sources.push_back(source);
+  }
+  LoweringRecord record;
+  RunResult result = analyzeAll(sources, options, std::move(notices), &record);
+
+  if (cache && !record.uncacheable && record.lowered.size() == sources.size()) {
+    std::vector<CachedFileState> states(paths.size());
+    std::size_t next = 0;
+    for (std::size_t i = 0; i < paths.size(); ++i) {
+      states[i].path = paths[i];
+      if (!loaded[i]) continue;
+      states[i].accepted = true;
+      states[i].lowered = record.lowered[next++];
+      states[i].content_hash = contentHash(loaded[i]->text());
+    }
+    cache->store(states, result);
+  }
+  return withWalkerNotices(std::move(result), std::move(walker_notices));
 }
 
 }  // namespace graphsafe

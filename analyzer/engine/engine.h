@@ -39,6 +39,8 @@ struct EngineOptions {
   std::vector<PerFileIgnore> per_file_ignores;
   // Rule ID or prefix -> severity reported; the longest matching prefix wins.
   std::map<std::string, Severity> severity_overrides;
+  // The result cache's directory (result_cache.h); empty = no cache. runAnalysis only.
+  std::string cache_dir;
 };
 
 struct RunResult {

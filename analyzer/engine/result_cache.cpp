@@ -1,0 +1,380 @@
+#include "analyzer/engine/result_cache.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "analyzer/engine/source_reader.h"
+#include "analyzer/io/atomic_write.h"
+
+namespace graphsafe {
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+constexpr const char* kMagic = "graphsafe-result-cache 1";
+// A file modified this close to (or after) the moment its entry was taken cannot be told apart
+// from a later edit within the same time stamp: it is always re-read.
+constexpr std::int64_t kRacyWindowNs = 2'000'000'000;
+
+struct StatFields {
+  std::uint64_t size = 0;
+  std::int64_t mtime_ns = 0;
+  std::int64_t ctime_ns = 0;
+  std::uint64_t inode = 0;
+  friend bool operator==(const StatFields&, const StatFields&) = default;
+};
+
+std::optional<StatFields> statFile(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  StatFields fields;
+  fields.size = static_cast<std::uint64_t>(st.st_size);
+  fields.mtime_ns = std::int64_t{st.st_mtim.tv_sec} * 1'000'000'000 + st.st_mtim.tv_nsec;
+  fields.ctime_ns = std::int64_t{st.st_ctim.tv_sec} * 1'000'000'000 + st.st_ctim.tv_nsec;
+  fields.inode = static_cast<std::uint64_t>(st.st_ino);
+  return fields;
+}
+
+std::int64_t nowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string hex(std::uint64_t value) {
+  char buffer[17];
+  std::snprintf(buffer, sizeof buffer, "%016llx", static_cast<unsigned long long>(value));
+  return buffer;
+}
+
+json rangeToJson(const SourceRange& range) {
+  return json::array({range.begin, range.end, range.start.line, range.start.column, range.stop.line,
+                      range.stop.column});
+}
+
+json diagnosticToJson(const Diagnostic& d) {
+  json related = json::array();
+  for (const RelatedLocation& location : d.related) {
+    related.push_back({{"path", location.file->path()},
+                       {"range", rangeToJson(location.range)},
+                       {"message", location.message}});
+  }
+  json entry = {{"rule", d.rule_id},
+                {"name", d.rule_name},
+                {"severity", d.severity == Severity::kError ? 0 : 1},
+                {"path", d.path()},
+                {"range", rangeToJson(d.range)},
+                {"message", d.message},
+                {"help", d.help},
+                {"related", std::move(related)}};
+  if (d.fix) {
+    json edits = json::array();
+    for (const TextEdit& edit : d.fix->edits) {
+      edits.push_back({{"range", rangeToJson(edit.range)}, {"replacement", edit.replacement}});
+    }
+    entry["fix"] = {{"description", d.fix->description}, {"edits", std::move(edits)}};
+  }
+  return entry;
+}
+
+// Thrown (and caught in load) when an entry does not prove its result.
+struct Unusable {};
+
+// The sources of the files a cached result points at, read again and checked against the
+// hashes the entry recorded for them.
+class SourceSet {
+ public:
+  SourceSet(const std::map<std::string, std::uint64_t>& hashes, const AnalysisSettings& settings)
+      : hashes_(hashes), settings_(settings) {}
+
+  SourceFilePtr get(const std::string& path) {
+    auto found = files_.find(path);
+    if (found != files_.end()) return found->second;
+    auto hash = hashes_.find(path);
+    if (hash == hashes_.end()) throw Unusable{};
+    std::vector<Notice> ignored;
+    SourceFilePtr file = readSource(path, settings_, ignored);
+    if (!file || contentHash(file->text()) != hash->second) throw Unusable{};
+    return files_.emplace(path, file).first->second;
+  }
+
+ private:
+  const std::map<std::string, std::uint64_t>& hashes_;
+  const AnalysisSettings& settings_;
+  std::map<std::string, SourceFilePtr> files_;
+};
+
+// A range read back must be a range of its file, with the points the file gives its offsets.
+SourceRange rangeFromJson(const json& value, const SourceFile& file) {
+  SourceRange range;
+  range.begin = value.at(0).get<std::uint32_t>();
+  range.end = value.at(1).get<std::uint32_t>();
+  range.start = {value.at(2).get<std::uint32_t>(), value.at(3).get<std::uint32_t>()};
+  range.stop = {value.at(4).get<std::uint32_t>(), value.at(5).get<std::uint32_t>()};
+  if (range.begin > range.end || range.end > file.text().size() ||
+      file.pointAt(range.begin) != range.start || file.pointAt(range.end) != range.stop) {
+    throw Unusable{};
+  }
+  return range;
+}
+
+Diagnostic diagnosticFromJson(const json& value, SourceSet& sources) {
+  Diagnostic d;
+  d.rule_id = value.at("rule").get<std::string>();
+  d.rule_name = value.at("name").get<std::string>();
+  int severity = value.at("severity").get<int>();
+  if (severity != 0 && severity != 1) throw Unusable{};
+  d.severity = severity == 0 ? Severity::kError : Severity::kWarning;
+  d.file = sources.get(value.at("path").get<std::string>());
+  d.range = rangeFromJson(value.at("range"), *d.file);
+  d.message = value.at("message").get<std::string>();
+  d.help = value.at("help").get<std::string>();
+  for (const json& related : value.at("related")) {
+    RelatedLocation location;
+    location.file = sources.get(related.at("path").get<std::string>());
+    location.range = rangeFromJson(related.at("range"), *location.file);
+    location.message = related.at("message").get<std::string>();
+    d.related.push_back(std::move(location));
+  }
+  if (value.contains("fix")) {
+    const json& fix = value.at("fix");
+    Fix parsed;
+    parsed.description = fix.at("description").get<std::string>();
+    for (const json& edit : fix.at("edits")) {
+      parsed.edits.push_back(
+          {rangeFromJson(edit.at("range"), *d.file), edit.at("replacement").get<std::string>()});
+    }
+    d.fix = std::move(parsed);
+  }
+  return d;
+}
+
+// The payload of an entry file, or nullopt when the file is missing, foreign or corrupt.
+std::optional<std::string> readEntryPayload(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::string magic;
+  std::string checksum;
+  if (!std::getline(in, magic) || magic != kMagic || !std::getline(in, checksum)) {
+    return std::nullopt;
+  }
+  std::ostringstream rest;
+  rest << in.rdbuf();
+  std::string payload = std::move(rest).str();
+  if (checksum != hex(contentHash(payload))) return std::nullopt;
+  return payload;
+}
+
+void writeEntry(const std::string& directory, const std::string& path, const json& payload) {
+  std::error_code ec;
+  if (!fs::is_directory(directory, ec)) {
+    fs::create_directories(directory, ec);
+    if (ec) return;
+    // The cache is nobody's source: keep it out of version control and backups.
+    std::string ignored;
+    writeFileAtomically(directory + "/.gitignore", "# created by graphsafe\n*\n", ignored);
+    writeFileAtomically(directory + "/CACHEDIR.TAG",
+                        "Signature: 8a477f597d28d172789f06886806bc55\n"
+                        "# This directory is graphsafe's result cache (.graphsafe_cache).\n",
+                        ignored);
+  }
+  std::string text = payload.dump(-1, ' ', false, json::error_handler_t::replace);
+  std::string content = std::string(kMagic) + "\n" + hex(contentHash(text)) + "\n" + text;
+  std::string error;
+  writeFileAtomically(path, content, error);
+}
+
+}  // namespace
+
+void pruneResultCache(const std::string& directory, std::uint64_t max_bytes) {
+  struct Entry {
+    fs::file_time_type time;
+    std::uint64_t size;
+    fs::path path;
+  };
+  std::vector<Entry> entries;
+  std::error_code ec;
+  for (fs::directory_iterator it(directory, ec), end; !ec && it != end; it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    if (!name.starts_with("run-") || !name.ends_with(".entry")) continue;
+    std::error_code stat_error;
+    auto size = it->file_size(stat_error);
+    auto time = it->last_write_time(stat_error);
+    if (!stat_error) entries.push_back({time, size, it->path()});
+  }
+  std::sort(entries.begin(), entries.end(),
+            [](const Entry& a, const Entry& b) { return a.time > b.time; });
+  std::uint64_t total = 0;
+  for (const Entry& entry : entries) {
+    total += entry.size;
+    if (total > max_bytes) fs::remove(entry.path, ec);
+  }
+}
+
+namespace {
+
+json fileRecord(const std::string& path, bool accepted, bool lowered, std::uint64_t hash,
+                const std::optional<StatFields>& stat) {
+  StatFields fields = stat.value_or(StatFields{});
+  return json::array(
+      {path, accepted, lowered, hash, fields.size, fields.mtime_ns, fields.ctime_ns, fields.inode});
+}
+
+}  // namespace
+
+ResultCache::ResultCache(std::string directory, std::string key)
+    : directory_(std::move(directory)), key_(std::move(key)), started_ns_(nowNs()) {
+  entry_path_ = directory_ + "/run-" + hex(contentHash(key_)) + ".entry";
+}
+
+std::optional<RunResult> ResultCache::load(const std::vector<std::string>& paths,
+                                           const AnalysisSettings& settings,
+                                           const IrrelevanceTest& still_irrelevant) {
+  std::optional<std::string> payload = readEntryPayload(entry_path_);
+  if (!payload) return std::nullopt;
+  try {
+    json entry = json::parse(*payload);
+    if (entry.at("key").get<std::string>() != key_) return std::nullopt;
+    json& files = entry.at("files");
+    if (!files.is_array() || files.size() != paths.size()) return std::nullopt;
+    std::int64_t written_ns = entry.at("written_ns").get<std::int64_t>();
+    std::map<std::string, std::uint64_t> hashes;
+    bool refreshed = false;
+    for (std::size_t i = 0; i < paths.size(); ++i) {
+      json& record = files[i];
+      if (record.at(0).get<std::string>() != paths[i]) return std::nullopt;
+      bool accepted = record.at(1).get<bool>();
+      bool lowered = record.at(2).get<bool>();
+      std::uint64_t hash = record.at(3).get<std::uint64_t>();
+      StatFields recorded{record.at(4).get<std::uint64_t>(), record.at(5).get<std::int64_t>(),
+                          record.at(6).get<std::int64_t>(), record.at(7).get<std::uint64_t>()};
+      if (accepted) hashes.emplace(paths[i], hash);
+      std::optional<StatFields> now = statFile(paths[i]);
+      if (!now) return std::nullopt;
+      bool racy = recorded.mtime_ns >= written_ns - kRacyWindowNs;
+      if (*now == recorded && !racy) continue;
+      // Changed, or not provably unchanged: read it.
+      if (!accepted) return std::nullopt;
+      std::vector<Notice> notices;
+      SourceFilePtr file = readSource(paths[i], settings, notices);
+      if (!file || !notices.empty()) return std::nullopt;
+      std::uint64_t current = contentHash(file->text());
+      if (current != hash) {
+        if (lowered || !still_irrelevant(*file)) return std::nullopt;
+        hashes[paths[i]] = current;
+      }
+      record = fileRecord(paths[i], true, lowered, current, now);
+      refreshed = true;
+    }
+
+    const json& cached = entry.at("result");
+    RunResult result;
+    result.files_analyzed = cached.at("files_analyzed").get<std::size_t>();
+    result.suppressed = cached.at("suppressed").get<std::size_t>();
+    for (const json& notice : cached.at("notices")) {
+      result.notices.push_back({notice.at(0).get<std::string>(), notice.at(1).get<std::int32_t>(),
+                                notice.at(2).get<std::string>()});
+    }
+    SourceSet sources(hashes, settings);
+    for (const json& diagnostic : cached.at("diagnostics")) {
+      result.diagnostics.push_back(diagnosticFromJson(diagnostic, sources));
+    }
+    if (refreshed) {
+      entry["written_ns"] = started_ns_;
+      writeEntry(directory_, entry_path_, entry);
+    } else {
+      // Least recently used: a hit counts as a use.
+      std::error_code ec;
+      fs::last_write_time(entry_path_, fs::file_time_type::clock::now(), ec);
+    }
+    return result;
+  } catch (const Unusable&) {
+    return std::nullopt;
+  } catch (const std::exception&) {  // malformed JSON, wrong types, missing fields
+    return std::nullopt;
+  }
+}
+
+void ResultCache::store(const std::vector<CachedFileState>& files, const RunResult& result) {
+  try {
+    json records = json::array();
+    for (const CachedFileState& file : files) {
+      records.push_back(fileRecord(file.path, file.accepted, file.lowered, file.content_hash,
+                                   statFile(file.path)));
+    }
+    json notices = json::array();
+    for (const Notice& notice : result.notices) {
+      notices.push_back(json::array({notice.path, notice.line, notice.message}));
+    }
+    json diagnostics = json::array();
+    for (const Diagnostic& d : result.diagnostics) diagnostics.push_back(diagnosticToJson(d));
+    json entry = {{"key", key_},
+                  {"written_ns", started_ns_},
+                  {"files", std::move(records)},
+                  {"result",
+                   {{"files_analyzed", result.files_analyzed},
+                    {"suppressed", result.suppressed},
+                    {"notices", std::move(notices)},
+                    {"diagnostics", std::move(diagnostics)}}}};
+    writeEntry(directory_, entry_path_, entry);
+    pruneResultCache(directory_, kResultCacheMaxBytes);
+  } catch (const std::exception&) {
+    // Out of memory or a filesystem error: the run's result stands without its entry.
+  }
+}
+
+// Every setting changes what the analysis finds, so every one enters the key. This fails to
+// compile when AnalysisSettings gains a field: add it to the key below, then update the size.
+static_assert(sizeof(AnalysisSettings) == 3 * sizeof(std::vector<std::string>) +
+                                              3 * sizeof(std::size_t) + 2 * sizeof(std::string) + 8,
+              "a new AnalysisSettings field must enter runCacheKey() (result_cache.cpp)");
+
+std::string runCacheKey(const EngineOptions& options) {
+  std::ostringstream key;
+  key << "graphsafe " << GRAPHSAFE_VERSION << "\n";
+  // The build: a rebuilt binary may analyze differently under the same version number.
+  if (auto self = statFile("/proc/self/exe")) {
+    key << "build " << self->size << " " << self->mtime_ns << "\n";
+  }
+  std::error_code ec;
+  key << "cwd " << fs::current_path(ec).string() << "\n";
+  for (const std::string& path : options.paths) key << "path " << path << "\n";
+  for (const std::string& code : options.selection.select) key << "select " << code << "\n";
+  for (const std::string& code : options.selection.ignore) key << "ignore " << code << "\n";
+  for (const std::string& pattern : options.exclude) key << "exclude " << pattern << "\n";
+  for (const PerFileIgnore& ignore : options.per_file_ignores) {
+    key << "per-file-ignore " << ignore.base << " " << ignore.pattern;
+    for (const std::string& code : ignore.codes) key << " " << code;
+    key << "\n";
+  }
+  for (const auto& [prefix, severity] : options.severity_overrides) {
+    key << "severity " << prefix << " " << severityName(severity) << "\n";
+  }
+  const AnalysisSettings& s = options.settings;
+  for (const std::string& entry : s.capture_entry_points) key << "entry " << entry << "\n";
+  for (const std::string& api : s.extra_sync_apis) key << "sync " << api << "\n";
+  for (const std::string& flag : s.capture_flags) key << "capture-flag " << flag << "\n";
+  key << "limits " << s.max_file_bytes << " " << s.parse_timeout_ms << " "
+      << s.max_parse_memory_bytes << " " << s.show_compiler_errors << "\n";
+  key << "cxx " << s.compile_commands_dir << " " << s.cuda_path << "\n";
+  for (const char* name :
+       {"GRAPHSAFE_CUDA_FRONTEND", "GRAPHSAFE_CUDA_PREFILTER", "GRAPHSAFE_CUDA_PATH"}) {
+    const char* value = std::getenv(name);
+    key << "env " << name << "=" << (value ? value : "") << "\n";
+  }
+  return key.str();
+}
+
+}  // namespace graphsafe

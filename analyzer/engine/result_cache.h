@@ -1,0 +1,84 @@
+#pragma once
+
+// The result cache (`.graphsafe_cache/`): a run's findings and notices, reused when nothing the
+// run's result depends on changed.
+//
+// One entry per run key: graphsafe's version and build, the effective configuration (rules,
+// settings, exclusions, per-file ignores, severities, the environment variables the frontends
+// read), the working directory and the paths given. An entry records every file of the run,
+// in the walker's order, with its content hash (FNV-1a, 64 bits) and stat fields, and whether
+// the run lowered it (parsed it into the model: a file that matters, or one a region's calls
+// reach).
+//
+// An entry is reused only when the file list is the same and every file the run lowered has the
+// same content. A file the run did not lower may change as long as it still cannot matter (it
+// is readable, passes the input checks and the lexical pre-scan still says no): such a file
+// cannot have reached any result, so the results stay those of the new tree. Any change to a
+// lowered file, callee or caller, reruns the analysis. Runs that lowered a C++ file are not
+// cached: Clang reads headers the entry does not record.
+//
+// A file whose stat fields (size, modification and change time, inode) are those recorded is
+// taken as unchanged without reading it; one modified less than two seconds before its entry
+// was written is always re-read (its time stamp cannot tell a later edit apart).
+//
+// Entries are written atomically, carry a checksum of their payload, and are ignored when
+// corrupt, truncated, of another version or of another key: never an error, never a result
+// they do not prove. The directory is kept under a size bound (oldest entries go first).
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analyzer/engine/engine.h"
+
+namespace graphsafe {
+
+// What the run did with one file, for the entry.
+struct CachedFileState {
+  std::string path;
+  bool accepted = false;           // read and passed the input checks (else it gave a notice)
+  bool lowered = false;            // parsed into the model
+  std::uint64_t content_hash = 0;  // of the text analyzed; 0 when not accepted
+};
+
+class ResultCache {
+ public:
+  // `directory` is created on first store. `key` is the run key material (runCacheKey()).
+  ResultCache(std::string directory, std::string key);
+
+  // Says whether a changed file the cached run did not lower still cannot matter.
+  using IrrelevanceTest = std::function<bool(const SourceFile& file)>;
+
+  // The cached result of a run over exactly `paths`, or nullopt. An entry that is reused after
+  // re-reading changed files is rewritten with their new state.
+  std::optional<RunResult> load(const std::vector<std::string>& paths,
+                                const AnalysisSettings& settings,
+                                const IrrelevanceTest& still_irrelevant);
+
+  // Records a run's result. `files` are in the order of the run's paths. Failures (read-only
+  // directory, full disk) are silent: the cache is an optimization.
+  void store(const std::vector<CachedFileState>& files, const RunResult& result);
+
+  // The entry file this cache reads and writes.
+  const std::string& entryPath() const { return entry_path_; }
+
+ private:
+  std::string directory_;
+  std::string key_;
+  std::string entry_path_;
+  std::int64_t started_ns_;  // when this run started: files modified since are racy
+};
+
+// The run key material of an engine run: version and build, configuration, environment,
+// working directory, paths.
+std::string runCacheKey(const EngineOptions& options);
+
+// Bound on the cache directory's size: entries beyond it are removed, least recently used first.
+constexpr std::uint64_t kResultCacheMaxBytes = std::uint64_t{64} << 20;
+
+// Removes the least recently used entries of `directory` while they take more than `max_bytes`.
+void pruneResultCache(const std::string& directory, std::uint64_t max_bytes);
+
+}  // namespace graphsafe

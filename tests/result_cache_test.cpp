@@ -1,0 +1,246 @@
+// The result cache: a warm run prints exactly what a cold one prints, in every format; a change
+// in a file the analysis read (a callee in another file) reruns it; a changed file nothing
+// reached keeps the entry; corrupt, truncated and foreign entries are ignored; the directory
+// stays under its bound.
+#include "analyzer/engine/result_cache.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "analyzer/cli/check_command.h"
+#include "analyzer/engine/engine.h"
+#include "analyzer/engine/file_walker.h"
+#include "analyzer/io/atomic_write.h"
+#include "analyzer/output/output_format.h"
+#include "tests/temp_tree.h"
+
+namespace graphsafe {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::TempTree;
+
+constexpr const char* kRegion = R"(import torch
+from helpers import scale
+
+def capture():
+    x = torch.ones(4, device="cuda")
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        y = scale(x)
+        if x.sum() > 0:  # GS101
+            y = y * 2
+    return g, x, y
+)";
+constexpr const char* kHelperWithSync = "def scale(v):\n    return v * float(v)\n";
+constexpr const char* kHelperClean = "def scale(v):\n    return v * 2\n";
+
+class ResultCacheTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    tree_.write("main.py", kRegion);
+    tree_.write("helpers.py", kHelperWithSync);
+    tree_.write("unrelated.py", "def add(a, b):\n    return a + b\n");
+  }
+
+  EngineOptions options() const {
+    EngineOptions engine;
+    engine.paths = {tree_.root().string()};
+    engine.jobs = 1;
+    engine.exclude = {"cache"};
+    engine.cache_dir = cache_dir();
+    return engine;
+  }
+  std::string cache_dir() const { return tree_.path("cache"); }
+
+  // Whether the entry for this tree would be used as it is now.
+  bool entryValid() const {
+    EngineOptions engine = options();
+    ResultCache cache(engine.cache_dir, runCacheKey(engine));
+    std::vector<Notice> ignored;
+    auto never = [](const SourceFile&) { return false; };
+    std::vector<std::string> paths = collectFiles(engine.paths, engine.exclude, ignored);
+    return cache.load(paths, engine.settings, never).has_value();
+  }
+
+  std::string entryPath() const {
+    EngineOptions engine = options();
+    return ResultCache(engine.cache_dir, runCacheKey(engine)).entryPath();
+  }
+
+  // One `graphsafe check` in a format: stdout, then stderr.
+  std::string checkOutput(const std::string& format, bool use_cache) const {
+    CheckCommandOptions command;
+    command.paths = {tree_.root().string()};
+    command.exclude = {"cache"};
+    command.format = format;
+    command.jobs = 1;
+    command.cache_dir = cache_dir();
+    command.no_cache = !use_cache;
+    std::ostringstream out;
+    std::ostringstream err;
+    int code = runCheckCommand(command, out, err, false, false);
+    return std::to_string(code) + "\n" + out.str() + "\n--stderr--\n" + err.str();
+  }
+
+  static std::vector<std::string> findings(const RunResult& result) {
+    std::vector<std::string> out;
+    for (const Diagnostic& d : result.diagnostics) {
+      out.push_back(d.rule_id + " " + fs::path(d.path()).filename().string() + ":" +
+                    std::to_string(d.range.start.line + 1));
+    }
+    return out;
+  }
+
+  TempTree tree_;
+};
+
+TEST_F(ResultCacheTest, AWarmRunPrintsWhatAColdRunPrintsInEveryFormat) {
+  for (const char* format : {"text", "concise", "json", "sarif", "github", "gitlab", "junit",
+                             "lintrunner", "json-lines"}) {
+    SCOPED_TRACE(format);
+    fs::remove_all(cache_dir());
+    std::string uncached = checkOutput(format, false);
+    EXPECT_FALSE(fs::exists(cache_dir()));
+    std::string cold = checkOutput(format, true);
+    ASSERT_TRUE(fs::exists(entryPath()));
+    ASSERT_TRUE(entryValid());
+    std::string warm = checkOutput(format, true);
+    EXPECT_EQ(cold, uncached);
+    EXPECT_EQ(warm, cold);
+    EXPECT_NE(cold.find("GS401"), std::string::npos) << cold;
+  }
+}
+
+TEST_F(ResultCacheTest, EditingACalleeInAnotherFileChangesTheCallersFindings) {
+  RunResult cold = runAnalysis(options());
+  EXPECT_EQ(findings(cold), (std::vector<std::string>{"GS401 helpers.py:2", "GS101 main.py:9"}));
+  // The same size, written within the same second: only the content tells them apart.
+  tree_.write("helpers.py", "def scale(v):\n    return v * (v + 00)\n");
+  EXPECT_FALSE(entryValid());
+  RunResult edited = runAnalysis(options());
+  EXPECT_EQ(findings(edited), (std::vector<std::string>{"GS101 main.py:9"}));
+  EXPECT_EQ(findings(runAnalysis(options())), findings(edited));
+
+  tree_.write("helpers.py", kHelperWithSync);
+  EXPECT_EQ(findings(runAnalysis(options())), findings(cold));
+}
+
+TEST_F(ResultCacheTest, AFileNothingReachedMayChangeWhileItStillCannotMatter) {
+  RunResult cold = runAnalysis(options());
+  tree_.write("unrelated.py", "def add(a, b):\n    return a - b\n");
+  RunResult warm = runAnalysis(options());
+  EXPECT_EQ(findings(warm), findings(cold));
+  // Once it can matter (it captures now), it is analyzed, and its finding is reported.
+  tree_.write("unrelated.py", R"(import torch
+
+def capture(x):
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        print(x.sum().item())
+)");
+  RunResult now = runAnalysis(options());
+  EngineOptions uncached = options();
+  uncached.cache_dir.clear();
+  EXPECT_EQ(findings(now), findings(runAnalysis(uncached)));
+  EXPECT_GT(findings(now).size(), findings(cold).size());
+}
+
+TEST_F(ResultCacheTest, ANewOrRemovedFileReruns) {
+  RunResult cold = runAnalysis(options());
+  tree_.write("helpers2.py", "def other(v):\n    return v\n");
+  EXPECT_FALSE(entryValid());
+  EXPECT_EQ(runAnalysis(options()).files_analyzed, cold.files_analyzed + 1);
+  fs::remove(tree_.path("helpers2.py"));
+  EXPECT_EQ(runAnalysis(options()).files_analyzed, cold.files_analyzed);
+}
+
+TEST_F(ResultCacheTest, ADifferentConfigurationIsAnotherEntry) {
+  RunResult all = runAnalysis(options());
+  EngineOptions only = options();
+  only.selection.select = {"GS101"};
+  EXPECT_EQ(findings(runAnalysis(only)), (std::vector<std::string>{"GS101 main.py:9"}));
+  EXPECT_EQ(findings(runAnalysis(options())), findings(all));
+}
+
+TEST_F(ResultCacheTest, CorruptTruncatedAndForeignEntriesAreIgnored) {
+  RunResult cold = runAnalysis(options());
+  std::string entry = entryPath();
+  std::string good;
+  {
+    std::ifstream in(entry, std::ios::binary);
+    good.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  ASSERT_FALSE(good.empty());
+  std::string flipped = good;
+  flipped[flipped.size() / 2] ^= 0x20;  // a flipped bit inside the payload
+  std::string first_line = good.substr(0, good.find('\n'));
+  // Well-formed, with a correct checksum, but not an entry of this run.
+  auto sealed = [&](const std::string& payload) {
+    char checksum[17];
+    std::snprintf(checksum, sizeof checksum, "%016llx",
+                  static_cast<unsigned long long>(contentHash(payload)));
+    return first_line + "\n" + checksum + "\n" + payload;
+  };
+  std::vector<std::string> bad = {
+      sealed("{\"key\": 1}"),
+      sealed("null"),
+      sealed("[]"),
+      sealed(R"({"key": "another run", "written_ns": 0, "files": [], "result": {}})"),
+      "",
+      "\x7f\x45LF\x02\x01 garbage",
+      good.substr(0, good.size() / 2),
+      flipped,
+      "graphsafe-result-cache 99\n0\n{}",
+      first_line + "\n0123456789abcdef\n{\"key\": 1}",
+      std::string(4096, '\0'),
+  };
+  for (std::size_t i = 0; i < bad.size(); ++i) {
+    SCOPED_TRACE(i);
+    {
+      std::ofstream out(entry, std::ios::binary | std::ios::trunc);
+      out << bad[i];
+    }
+    EXPECT_FALSE(entryValid());
+    RunResult again = runAnalysis(options());
+    EXPECT_EQ(findings(again), findings(cold));
+    EXPECT_TRUE(entryValid());  // rewritten by the run
+  }
+  // A directory where the entry should be: no crash, no cache, the same result.
+  fs::remove(entry);
+  fs::create_directories(entry);
+  EXPECT_EQ(findings(runAnalysis(options())), findings(cold));
+}
+
+TEST_F(ResultCacheTest, AnUnwritableCacheDirectoryIsNoError) {
+  tree_.write("cache", "a file, not a directory");
+  RunResult result = runAnalysis(options());
+  EXPECT_EQ(findings(result).size(), 2u);
+  EXPECT_TRUE(result.notices.empty());
+}
+
+TEST_F(ResultCacheTest, TheDirectoryIsBoundedAndIgnoredByGit) {
+  runAnalysis(options());
+  EXPECT_TRUE(fs::exists(cache_dir() + "/.gitignore"));
+  EXPECT_TRUE(fs::exists(cache_dir() + "/CACHEDIR.TAG"));
+  fs::remove(entryPath());
+  // Beyond the bound, the least recently used entries go first.
+  auto name = [&](int i) { return cache_dir() + "/run-old" + std::to_string(i) + ".entry"; };
+  for (int i = 0; i < 8; ++i) {
+    std::ofstream(name(i)) << std::string(1000, 'x');
+    fs::last_write_time(name(i), fs::file_time_type::clock::now() - std::chrono::hours(1 + i));
+  }
+  pruneResultCache(cache_dir(), 3500);
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(fs::exists(name(i)), i < 3) << i;
+  EXPECT_TRUE(fs::exists(cache_dir() + "/.gitignore"));
+}
+
+}  // namespace
+}  // namespace graphsafe
