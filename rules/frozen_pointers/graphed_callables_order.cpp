@@ -5,6 +5,7 @@
 // backwards of their outputs (`y1.backward()`) in straight-line code of the function that
 // graphed them, outside loops, with no branch in between and no backward of anything else.
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -47,7 +48,25 @@ class GraphedCallablesOrderCheck final : public Check {
       if (home == nullptr) continue;
       std::vector<Step> steps;
       if (!knownOrder(file, *home, members, steps)) continue;
-      checkOrder(file, file.regions[first], steps, sink);
+      // One round runs every callable forward and backward; a loop unrolled by hand runs
+      // several rounds, each judged on its own.
+      std::vector<Step> round;
+      std::set<std::int32_t> forwarded;
+      std::set<std::int32_t> outstanding;
+      for (const Step& step : steps) {
+        round.push_back(step);
+        if (step.forward) {
+          forwarded.insert(step.index);
+          outstanding.insert(step.index);
+          continue;
+        }
+        outstanding.erase(step.index);
+        if (!outstanding.empty() || forwarded.size() < members.size()) continue;
+        if (!checkOrder(file, file.regions[first], round, sink)) break;
+        round.clear();
+        forwarded.clear();
+      }
+      if (!round.empty()) checkOrder(file, file.regions[first], round, sink);
     }
   }
 
@@ -94,7 +113,8 @@ class GraphedCallablesOrderCheck final : public Check {
     return true;
   }
 
-  static void checkOrder(const FileModel& file, const CaptureRegion& region,
+  // Reports the first step out of the captured order; false when it did.
+  static bool checkOrder(const FileModel& file, const CaptureRegion& region,
                          const std::vector<Step>& steps, DiagnosticSink& sink) {
     std::int32_t last_forward = -1;
     for (std::size_t i = 0; i < steps.size(); ++i) {
@@ -105,7 +125,7 @@ class GraphedCallablesOrderCheck final : public Check {
                  "the forward of callable " + std::to_string(step.index) +
                      " runs after the forward of callable " + std::to_string(last_forward),
                  sink);
-          return;
+          return false;
         }
         last_forward = step.index;
         continue;
@@ -126,9 +146,10 @@ class GraphedCallablesOrderCheck final : public Check {
         report(file, region, step,
                "the backward of callable " + std::to_string(step.index) + " runs before " + what,
                sink);
-        return;
+        return false;
       }
     }
+    return true;
   }
 
   static void report(const FileModel& file, const CaptureRegion& region, const Step& step,
