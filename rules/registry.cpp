@@ -13,6 +13,8 @@ std::unique_ptr<Check> makeHostSideEffectCheck();
 std::unique_ptr<Check> makeReboundStaticInputCheck();
 std::unique_ptr<Check> makeFreedStaticInputCheck();
 std::unique_ptr<Check> makeOutputKeptWithoutCloneCheck();
+std::unique_ptr<Check> makeAutocastCacheCheck();
+std::unique_ptr<Check> makeSharedPoolOrderCheck();
 std::unique_ptr<Check> makeGraphedCallablesOrderCheck();
 std::unique_ptr<Check> makeNonCaptureStreamCheck();
 std::unique_ptr<Check> makeUnjoinedStreamCheck();
@@ -21,6 +23,9 @@ std::unique_ptr<Check> makeExtensionDefaultStreamCheck();
 std::unique_ptr<Check> makeHostSyncCheck();
 std::unique_ptr<Check> makePageableCopyCheck();
 std::unique_ptr<Check> makeNoWarmupCheck();
+std::unique_ptr<Check> makeLazyCaptureInThreadCheck();
+std::unique_ptr<Check> makeHostBufferRaceCheck();
+std::unique_ptr<Check> makeConcurrentPoolReplayCheck();
 
 std::vector<std::unique_ptr<Check>> makeAllChecks() {
   std::vector<std::unique_ptr<Check>> checks;
@@ -33,6 +38,8 @@ std::vector<std::unique_ptr<Check>> makeAllChecks() {
   checks.push_back(makeReboundStaticInputCheck());
   checks.push_back(makeFreedStaticInputCheck());
   checks.push_back(makeOutputKeptWithoutCloneCheck());
+  checks.push_back(makeAutocastCacheCheck());
+  checks.push_back(makeSharedPoolOrderCheck());
   checks.push_back(makeGraphedCallablesOrderCheck());
   checks.push_back(makeNonCaptureStreamCheck());
   checks.push_back(makeUnjoinedStreamCheck());
@@ -41,6 +48,9 @@ std::vector<std::unique_ptr<Check>> makeAllChecks() {
   checks.push_back(makeHostSyncCheck());
   checks.push_back(makePageableCopyCheck());
   checks.push_back(makeNoWarmupCheck());
+  checks.push_back(makeLazyCaptureInThreadCheck());
+  checks.push_back(makeHostBufferRaceCheck());
+  checks.push_back(makeConcurrentPoolReplayCheck());
   return checks;
 }
 

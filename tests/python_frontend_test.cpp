@@ -470,8 +470,11 @@ def main(x):
     net(x)
 )");
   auto net_calls = events(function(model, "Net.forward"), EventKind::kCall);
-  ASSERT_EQ(net_calls.size(), 1u);
+  ASSERT_EQ(net_calls.size(), 2u);
   EXPECT_EQ(net_calls[0]->callee, functionId(model, "Block.forward"));
+  // A torch.nn module's call: no function of the program to follow.
+  EXPECT_EQ(net_calls[1]->api, "torch.nn.Module.__call__");
+  EXPECT_EQ(net_calls[1]->callee, kNoFunction);
   auto main_calls = events(function(model, "main"), EventKind::kCall);
   ASSERT_EQ(main_calls.size(), 2u);  // Net.__init__, then Net.forward
   EXPECT_EQ(main_calls[0]->callee, functionId(model, "Net.__init__"));

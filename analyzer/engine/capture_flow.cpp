@@ -258,6 +258,46 @@ const CaptureFlow::Site* CaptureFlow::replayBefore(std::size_t region,
   return nullptr;
 }
 
+const ContextBlock* CaptureFlow::blockAround(const FunctionModel& function, ContextBlock::Kind kind,
+                                             std::uint32_t position) {
+  const ContextBlock* best = nullptr;
+  for (const ContextBlock& block : function.contexts) {
+    if (block.kind != kind || block.site.begin > position || !contains(block.span, position)) {
+      continue;
+    }
+    if (best == nullptr || block.span.begin >= best->span.begin) best = &block;
+  }
+  return best;
+}
+
+bool CaptureFlow::waitsBetween(const FunctionModel& function, std::uint32_t from, std::uint32_t to,
+                               bool stream_waits) const {
+  if (stream_waits) {
+    for (const ContextBlock& block : function.contexts) {
+      if (block.kind == ContextBlock::Kind::kStreamWait && block.site.begin >= from &&
+          block.site.begin < to) {
+        return true;
+      }
+    }
+  }
+  for (const Event& event : function.events) {
+    if (event.range.begin < from || event.range.begin >= to) continue;
+    if (event.kind == EventKind::kHostSync) return true;
+    // A torch.nn module call runs no code of the program.
+    if (event.kind != EventKind::kCall || (event.flags & kFlagReadsWeights) != 0) continue;
+    if (event.callee >= file_.functions.size()) {
+      if (!event.callee_qualified.empty()) return true;  // another file's: it may wait
+      continue;
+    }
+    const FunctionModel& callee = file_.functions[event.callee];
+    if (stream_waits && !callee.contexts.empty()) return true;
+    for (const Event& inner : callee.events) {
+      if (inner.kind == EventKind::kHostSync || inner.kind == EventKind::kCall) return true;
+    }
+  }
+  return false;
+}
+
 const FunctionModel* CaptureFlow::functionOf(const Event& event) const {
   for (const FunctionModel& function : file_.functions) {
     if (function.events.empty()) continue;

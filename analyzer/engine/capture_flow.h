@@ -86,6 +86,16 @@ class CaptureFlow {
     return range.begin <= position && position < range.end;
   }
 
+  // The innermost `with` block of `kind` (autocast, stream) of `function` around `position`.
+  static const ContextBlock* blockAround(const FunctionModel& function, ContextBlock::Kind kind,
+                                         std::uint32_t position);
+  // Does the host wait for queued GPU work between the positions of `function` (a host
+  // synchronization, or a call of a function that may do one: another file's, or one of this
+  // file that synchronizes or calls further)? With `stream_waits`, a stream made to wait on
+  // another stream or an event counts too.
+  bool waitsBetween(const FunctionModel& function, std::uint32_t from, std::uint32_t to,
+                    bool stream_waits) const;
+
   // The function of this file whose events include `event`, or null.
   const FunctionModel* functionOf(const Event& event) const;
 

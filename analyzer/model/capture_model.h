@@ -70,6 +70,10 @@ enum EventFlag : std::uint16_t {
                                     // `if k not in seen: seen.add(k)`) or a capture-only block
   kFlagRelaxedPermits = 1u << 12,   // kHostSync: permitted when the capture mode is relaxed
                                     // (allocating or freeing memory, not waiting on a stream)
+  kFlagReadsWeights = 1u << 13,     // kTensorOp / kCall: an op autocast casts (matmul, linear,
+                                    // conv) reading a leaf that requires grad (a weight, an
+                                    // nn.Parameter), or a call of a torch.nn module with weights
+  kFlagPinnedHost = 1u << 14,       // kBind: the value is a tensor in pinned host memory
 };
 
 struct KeywordArg {
@@ -122,6 +126,21 @@ struct RegionName {
   Value value;       // what the name held there
 };
 
+// Host-side state around code, other than a capture: a `with` block of autocast or of a stream,
+// a stream made to wait on another stream or an event, a function handed to another thread
+// (threading.Thread(target=f), executor.submit(f, ...), executor.map(f, ...)), and a join.
+struct ContextBlock {
+  enum class Kind : std::uint8_t { kAutocast, kStream, kStreamWait, kThread, kThreadJoin };
+  Kind kind = Kind::kAutocast;
+  SourceRange site;     // the with item, or the call
+  SourceRange span;     // kAutocast / kStream: the whole with statement; otherwise the call
+  std::string subject;  // kStream: the stream; kStreamWait: the stream made to wait; kThread:
+                        // the function; kThreadJoin: what is joined
+  std::string other;    // kStreamWait: the stream or event waited on
+  bool caches = false;  // kAutocast: enabled with its cast cache on (the default)
+  FunctionId function = kNoFunction;  // kThread: the function run in the thread (this file)
+};
+
 struct FunctionModel {
   std::string name;            // "forward"
   std::string qualified_name;  // module-relative: "Model.forward", "outer.<locals>.inner"
@@ -136,6 +155,8 @@ struct FunctionModel {
   bool memoized = false;
   // Every for/while statement of the body (the whole statement), for "in the next iteration".
   std::vector<SourceRange> loops;
+  // Autocast and stream blocks, and waits between streams, in source order.
+  std::vector<ContextBlock> contexts;
 };
 
 struct CaptureRegion {

@@ -306,11 +306,18 @@ ExprInfo FunctionLowering::callApi(const std::string& qualified, TSNode call,
       std::uint16_t flags = factoryCopy(canonical, arguments, memory);
       result = tensor_op(false, flags);
       result.pageable = memory.pageable;
+      result.pinned = memory.pinned;
+      if (TSNode grad = arguments.syntax.find("requires_grad"); !isNull(grad)) {
+        result.leaf = is(unparenthesize(file_.pool, grad), g_.true_literal);
+      }
       return result;
     }
     case ApiKind::kTensorFunction:
+      return tensor_op(false, weightFlags(canonical, nullptr, arguments));
     case ApiKind::kParameter:
-      return tensor_op(false);
+      result = tensor_op(false);
+      result.leaf = true;
+      return result;
     case ApiKind::kBoolTensorFunction:
       return tensor_op(true);
     case ApiKind::kTupleFunction:
@@ -380,6 +387,7 @@ ExprInfo FunctionLowering::callApi(const std::string& qualified, TSNode call,
       return result;
     case ApiKind::kNnModule:
       result.object = ObjectKind::kNnModule;
+      result.leaf = hasCastWeights(canonical);
       return result;
     case ApiKind::kMakeGraphedCallables:
       graphedCallables(call, arguments);
@@ -424,6 +432,7 @@ ExprInfo FunctionLowering::callApi(const std::string& qualified, TSNode call,
     return result;
   }
   if (noteLoggingApi(canonical, call, arguments)) return {};
+  if (noteThreadApi(canonical, call, arguments, result)) return result;
   // A function of another analyzed module: the engine resolves it through its index.
   if (!quiet() && !isLibraryRoot(rootOf(qualified))) {
     Event& event = emit(EventKind::kCall, call);
@@ -503,6 +512,7 @@ std::string FunctionLowering::methodText(const Callee& callee, TSNode call) cons
 ExprInfo FunctionLowering::callMethod(Callee& callee, TSNode call, const Arguments& arguments) {
   noteFlowMethod(callee, call, arguments);
   noteGraphedUse(callee, call);
+  noteThreadMethod(callee, call, arguments);
   std::string_view name = callee.name;
   const ExprInfo& receiver = callee.receiver;
   for (std::string_view method : file_.extra_sync_methods) {
@@ -541,7 +551,10 @@ ExprInfo FunctionLowering::callMethod(Callee& callee, TSNode call, const Argumen
       return {};
     }
     case ObjectKind::kNnModule:
-      if (name == "forward") return moduleCallResult(arguments);
+      if (name == "forward") {
+        noteModuleCall(receiver, call);
+        return moduleCallResult(arguments);
+      }
       if (isModuleChainingMethod(name)) return receiver;
       return {};
     case ObjectKind::kCudaGraph:
@@ -610,7 +623,8 @@ ExprInfo FunctionLowering::callTensorMethod(const Callee& callee, TSNode call,
   }
   switch (classifyTensorMethod(name)) {
     case MethodKind::kTensor:
-      tensor_op(methodCopy(name, receiver, arguments, result));
+      tensor_op(static_cast<std::uint16_t>(methodCopy(name, receiver, arguments, result) |
+                                           weightFlags(name, &receiver, arguments)));
       result.value = tensorResultOf(receiver.value);
       return result;
     case MethodKind::kBoolTensor:
@@ -728,6 +742,7 @@ ExprInfo FunctionLowering::callValue(const Callee& callee, TSNode call,
       return result;
     }
     case ObjectKind::kNnModule:
+      noteModuleCall(value, call);
       return moduleCallResult(arguments);
     default:
       break;

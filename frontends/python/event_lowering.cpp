@@ -301,9 +301,12 @@ ExprInfo FunctionLowering::attributeRead(const AttributeFacts& facts) const {
   read.function = facts.info.function;
   read.imported = facts.info.imported;
   read.stream = facts.info.stream;
+  if (facts.info.object == ObjectKind::kNnModule) read.leaf = facts.info.leaf;
   if (facts.tensor_everywhere) {
     read.value = tensorValue();
     read.mask = facts.info.mask;
+    read.leaf = facts.info.leaf;
+    read.pinned = facts.info.pinned;
   } else if (facts.written_after_init && facts.plain_everywhere && !facts.any_tensor) {
     read.value = hostVarying(ValueOrigin::kAttribute);
   } else if (facts.constant_everywhere) {
@@ -590,6 +593,7 @@ void FunctionLowering::lowerFor(TSNode node) {
 void FunctionLowering::lowerWith(TSNode node) {
   std::vector<std::int32_t> opened;
   std::size_t streams = 0;
+  const std::size_t contexts = file_.model.functions[id_].contexts.size();
   for (Children clause(file_.pool, node); clause.valid(); clause.next()) {
     if (!is(clause.node(), g_.with_clause)) continue;
     for (Children item(file_.pool, clause.node()); item.valid(); item.next()) {
@@ -612,7 +616,9 @@ void FunctionLowering::lowerWith(TSNode node) {
       }
     }
   }
+  const std::size_t entered = file_.model.functions[id_].contexts.size() - contexts;
   lowerBlock(field(node, g_.f_body));
+  closeContextBlocks(contexts, entered, node);
   for (auto it = opened.rbegin(); it != opened.rend(); ++it) {
     noteRegionSpan(*it, file_.text.range(node));
     popRegion(*it);
@@ -632,6 +638,7 @@ void FunctionLowering::lowerWithItem(TSNode item, TSNode target,
       if (kind == ApiKind::kStreamContext) {
         TSNode stream = arguments.syntax.find("stream", 0);
         streamContext(item, arguments);
+        noteStreamBlock(item, stream);
         stream_stack_.push_back(isNull(stream) ? std::string_view{} : textOf(stream));
         ++streams;
       } else if (!quiet()) {
@@ -649,6 +656,7 @@ void FunctionLowering::lowerWithItem(TSNode item, TSNode target,
       if (!isNull(target)) bindTarget(target, ExprInfo{}, TSNode{});
       return;
     }
+    noteAutocastBlock(item, canonicalApiName(qualified));
   }
   ExprInfo info = eval(item);
   if (!isNull(target)) bindTarget(target, info, item);
@@ -868,6 +876,9 @@ ExprInfo FunctionLowering::evalAttribute(TSNode node) {
     case ObjectKind::kTensorTuple:
       if (name == "values" || name == "indices") info.value = tensorValue();
       return info;
+    case ObjectKind::kNnModule:
+      info.leaf = object.leaf && (name == "weight" || name == "bias");
+      return info;
     case ObjectKind::kNone:
       break;
     default:
@@ -937,15 +948,19 @@ ExprInfo FunctionLowering::evalBinary(TSNode node) {
   }
   // A host scalar meeting a tensor: later rules look for values frozen into the op.
   bool tensor_side = mayBeTensor(lhs.value) || mayBeTensor(rhs.value);
+  // x @ w with w a weight: autocast casts w, and may read a cached cast (GS204).
+  bool weights = op_text == "@" && (lhs.leaf || rhs.leaf);
   // a @ b: a library op (cuBLAS) even between two tensors; its first run needs a warm-up (GS403).
   bool product = op_text == "@" && tensor_side;
-  if (!quiet() && (product || (tensor_side && !(lhs.value.isTensor() && rhs.value.isTensor())))) {
+  if (!quiet() &&
+      (weights || product || (tensor_side && !(lhs.value.isTensor() && rhs.value.isTensor())))) {
     Event& event = emit(EventKind::kTensorOp, node);
     event.api = operatorApi(op_text);
     event.text = file_.text.brief(node);
     event.subject = described(info.value, node);
     event.args.push_back(described(lhs.value, left));
     event.args.push_back(described(rhs.value, right));
+    if (weights) event.flags = kFlagReadsWeights;
   }
   return info;
 }

@@ -265,6 +265,7 @@ void FunctionLowering::noteBinding(TSNode target, const ExprInfo& info, TSNode v
   event.target = path;
   event.subject = described(info.value, isNull(value) ? target : value);
   event.output_of = info.output_of;
+  if (info.pinned) event.flags |= kFlagPinnedHost;
   if (!region_stack_.empty() && mayBeOutput(info)) event.output_of = region_stack_.back();
   if (!isNull(value)) {
     event.source = sourcePath(value);

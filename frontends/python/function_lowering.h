@@ -24,6 +24,10 @@
 
 namespace graphsafe::python {
 
+// Does this torch.nn module class hold weights that autocast casts (Linear, Conv*, RNNs)?
+// (context_lowering.cpp)
+bool hasCastWeights(std::string_view canonical);
+
 class FunctionLowering {
  public:
   enum class Mode : std::uint8_t {
@@ -226,6 +230,21 @@ class FunctionLowering {
   bool noteLoggingApi(std::string_view qualified, TSNode call, const Arguments& arguments);
   bool noteLoggerMethod(const Callee& callee, TSNode call, const Arguments& arguments);
   ExprInfo evalDictionary(TSNode node);
+
+  // ---- autocast and stream blocks, stream waits, weights (context_lowering.cpp) ----
+  void noteAutocastBlock(TSNode item, std::string_view canonical);
+  void noteStreamBlock(TSNode item, TSNode stream);
+  void closeContextBlocks(std::size_t first, std::size_t count, TSNode with);
+  void noteStreamWait(const Callee& callee, TSNode call, TSNode other);
+  // kFlagReadsWeights for an op autocast casts (`receiver` null: a torch function) reading a leaf.
+  std::uint16_t weightFlags(std::string_view api, const ExprInfo* receiver,
+                            const Arguments& arguments) const;
+  void noteModuleCall(const ExprInfo& module, TSNode call);
+  // threading.Thread(target=f), thread pools: true when the API was one of them.
+  bool noteThreadApi(std::string_view canonical, TSNode call, const Arguments& arguments,
+                     ExprInfo& result);
+  // pool.submit(f, ...), pool.map(f, ...), t.join()
+  void noteThreadMethod(const Callee& callee, TSNode call, const Arguments& arguments);
 
   // ---- host memory and copies to the device (host_copy_lowering.cpp) ----
   ExprInfo withStringFacts(TSNode node, ExprInfo info) const;

@@ -92,6 +92,7 @@ std::uint16_t FunctionLowering::factoryCopy(std::string_view canonical, const Ar
     return kFlagNone;
   }
   result.pageable = !pinned && (device == DeviceKind::kCpu || default_host);
+  result.pinned = pinned && (device == DeviceKind::kCpu || isNull(device_node));
   return kFlagNone;
 }
 
@@ -119,7 +120,10 @@ std::uint16_t FunctionLowering::methodCopy(std::string_view name, const ExprInfo
     }
     return kFlagNone;
   }
-  if (name == "pin_memory") return kFlagNone;
+  if (name == "pin_memory") {
+    result.pinned = true;
+    return kFlagNone;
+  }
   result.pageable = receiver.pageable;  // x_cpu.float(), x_cpu.view(...): still on the host
   return kFlagNone;
 }

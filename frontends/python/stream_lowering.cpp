@@ -76,6 +76,7 @@ bool FunctionLowering::lowerStreamMethod(const Callee& callee, TSNode call,
   if (name == "wait_stream") {
     const ExprInfo* other = arguments.find("stream", 0);
     TSNode other_node = arguments.syntax.find("stream", 0);
+    noteStreamWait(callee, call, other_node);
     if (other == nullptr || isNull(other_node)) return true;
     std::string waiter = file_.text.brief(callee.receiver_node);
     std::string waited = file_.text.brief(other_node);
@@ -102,6 +103,7 @@ bool FunctionLowering::lowerStreamMethod(const Callee& callee, TSNode call,
   }
   if (name == "wait_event") {
     TSNode event_node = arguments.syntax.find("event", 0);
+    noteStreamWait(callee, call, event_node);
     if (isNull(event_node)) return true;
     std::string event_name = file_.text.brief(event_node);
     const StreamFact* recorded = nullptr;

@@ -56,6 +56,13 @@ struct ExprInfo {
   StreamRole stream = StreamRole::kUnknown;
   DeviceKind device = DeviceKind::kUnknown;
   bool pageable = false;
+  // A tensor in pinned host memory (pin_memory=True, .pin_memory()).
+  bool pinned = false;
+  // A leaf that requires grad (requires_grad=True, nn.Parameter, a module's weight), or a
+  // torch.nn module holding such weights: what autocast caches the cast of.
+  bool leaf = false;
+  // A pool of worker threads (concurrent.futures.ThreadPoolExecutor, multiprocessing ThreadPool).
+  bool thread_pool = false;
 };
 
 inline Value hostConstant(ValueOrigin origin = ValueOrigin::kLiteral) {

@@ -1,0 +1,135 @@
+// GS501 host-buffer-race: a pinned host buffer that a capture reads is written by the CPU after a
+// replay, with nothing making the CPU wait for that replay. replay() only enqueues the graph; the
+// captured copy reads the pinned buffer when the copy engine gets to it, so a write right after
+// the replay (or in the next iteration of the replay loop, before the replay) can land before the
+// copy and the replay reads the newer value.
+//
+// Pinned buffers are names bound to `pin_memory=True` factories or `.pin_memory()` results
+// (kFlagPinnedHost) in the capturing function or at module level; the capture reads them through
+// its own body or a call it makes. A write is an in-place update of the name (fill_, copy_, slice
+// assignment). In between the replay and the write, any host synchronization (an event's or a
+// stream's synchronize(), torch.cuda.synchronize(), .item()) or a call into code that may
+// synchronize orders them, and the write is not reported.
+#include <string>
+
+#include "analyzer/engine/capture_flow.h"
+#include "analyzer/engine/check.h"
+
+namespace graphsafe {
+
+namespace {
+
+std::string lineOf(const SourceRange& range) {
+  return std::to_string(range.start.line + 1);
+}
+
+// The name's last binding in `function` before `position` (any binding when `position` is 0).
+const Event* lastBinding(const FunctionModel& function, const std::string& name,
+                         std::uint32_t position) {
+  const Event* last = nullptr;
+  for (const Event& event : function.events) {
+    if (position != 0 && event.range.begin >= position) break;
+    if (event.kind == EventKind::kBind && event.target == name) last = &event;
+  }
+  return last;
+}
+
+class HostBufferRaceCheck final : public Check {
+ public:
+  std::string_view id() const override { return "GS501"; }
+
+  void checkFile(const FileModel& file, const ProgramModel& /*program*/,
+                 DiagnosticSink& sink) const override {
+    if (file.regions.empty() || file.language != Language::kPython) return;
+    CaptureFlow flow(file);
+    for (std::size_t r = 0; r < file.regions.size(); ++r) {
+      const CaptureRegion& region = file.regions[r];
+      const FunctionModel* home = flow.home(r);
+      if (region.whole_function || home == nullptr) continue;
+      for (const RegionName& input : flow.inputs(r)) {
+        if (input.name.find('.') != std::string::npos) continue;
+        if (!pinned(file, *home, input.name, flow.span(r).begin)) continue;
+        checkWrites(flow, r, input, sink);
+      }
+    }
+  }
+
+ private:
+  // Is `name`, as the capture sees it, a pinned host tensor?
+  static bool pinned(const FileModel& file, const FunctionModel& home, const std::string& name,
+                     std::uint32_t capture) {
+    const Event* bind = lastBinding(home, name, capture);
+    if (bind == nullptr && !home.is_module_level && !CaptureFlow::bindsLocally(home, name)) {
+      for (const FunctionModel& function : file.functions) {
+        if (function.is_module_level) bind = lastBinding(function, name, 0);
+      }
+    }
+    return bind != nullptr && (bind->flags & kFlagPinnedHost) != 0;
+  }
+
+  static void checkWrites(const CaptureFlow& flow, std::size_t r, const RegionName& input,
+                          DiagnosticSink& sink) {
+    const FileModel& file = flow.file();
+    const FunctionModel* home = flow.home(r);
+    for (const CaptureFlow::Site& replay : flow.replays(r)) {
+      const FunctionModel& function = *replay.function;
+      if (!flow.sameScope(*home, function, input.name)) continue;
+      std::uint32_t at = replay.event->range.begin;
+      if (!flow.afterCapture(r, function, at)) continue;
+      for (const Event& write : function.events) {
+        if (write.kind != EventKind::kInPlaceUpdate || write.target != input.name) continue;
+        std::uint32_t w = write.range.begin;
+        bool races = false;
+        if (w > at) {
+          // Straight after the replay.
+          races =
+              !flow.waitsBetween(function, at, w, false) && !rebound(function, input.name, at, w);
+        } else if (const SourceRange* loop = CaptureFlow::commonLoop(function, w, at)) {
+          // In the next iteration of a loop that replays after the write.
+          bool recaptured = &function == home && CaptureFlow::contains(*loop, flow.span(r).begin);
+          races = !recaptured && !flow.waitsBetween(function, at, loop->end, false) &&
+                  !flow.waitsBetween(function, loop->begin, w, false);
+        }
+        if (!races) continue;
+        report(file, file.regions[r], input, write, *replay.event, sink);
+      }
+    }
+  }
+
+  static bool rebound(const FunctionModel& function, const std::string& name, std::uint32_t from,
+                      std::uint32_t to) {
+    for (const Event& event : function.events) {
+      if (event.kind == EventKind::kBind && event.target == name && event.range.begin > from &&
+          event.range.begin < to) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  static void report(const FileModel& file, const CaptureRegion& region, const RegionName& input,
+                     const Event& write, const Event& replay, DiagnosticSink& sink) {
+    bool next = write.range.begin < replay.range.begin;
+    std::string when =
+        next ? "in the next iteration after the replay at line " : "after the replay at line ";
+    std::string shown = write.text.starts_with(".") ? input.name + write.text : write.text;
+    std::string message =
+        "`" + shown + "` writes the pinned host buffer `" + input.name +
+        "`, which the CUDA graph captured at line " + lineOf(region.site) + " copies from, " +
+        when + lineOf(replay.range) +
+        " with no event or stream synchronization in between: replay() only enqueues the "
+        "graph, so the CPU may overwrite the buffer before the replay's copy has read it";
+    std::vector<RelatedLocation> related;
+    related.push_back({file.source, region.site, "the graph reads `" + input.name + "` here"});
+    related.push_back({file.source, replay.range, "replayed here, without waiting"});
+    sink.reportAt(file.source, write.range, std::move(message), std::move(related));
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Check> makeHostBufferRaceCheck() {
+  return std::make_unique<HostBufferRaceCheck>();
+}
+
+}  // namespace graphsafe
