@@ -36,12 +36,16 @@ bool needsLibraryHandle(std::string_view api) {
 // One-time setup an event's first run does, as a key that any eager run of the same kind
 // shares; "" for none.
 std::string setupKey(const Event& event) {
+  // A torch.nn module called (its code is not analyzed): cuBLAS or cuDNN behind its layers.
+  if (event.api == "torch.nn.Module.__call__" &&
+      (event.kind == EventKind::kTensorOp || event.kind == EventKind::kCall)) {
+    return "module call";
+  }
   if (event.kind == EventKind::kTensorOp) {
     return needsLibraryHandle(event.api) ? "library op" : "";
   }
   if (event.kind != EventKind::kCall || (event.flags & kFlagRunsOnce) != 0) return "";
   if (event.api == "torch.optim.Optimizer.step") return "step of " + event.target;
-  if (event.api == "torch.nn.Module.__call__") return "module call";
   return "";
 }
 
