@@ -237,9 +237,6 @@ class ProbeCaseDiagnostics : public ::testing::TestWithParam<std::string> {};
 // removed, so the list can only shrink.
 const std::map<std::string, std::string>& knownMisses() {
   static const std::map<std::string, std::string> misses = {
-      {"cuda/GS501-host-buffer-race/bug.cu",
-       "GS501 is checked in Python only: the C++ frontend does not mark cudaMallocHost buffers "
-       "as pinned yet"},
       {"cuda/GS304-extension-default-stream/bug.cu",
        "the C++ stand-in includes no torch/ATen header, so nothing marks it as extension code"},
   };

@@ -25,6 +25,9 @@ struct AnalysisSettings {
   // of source; dense generated text up to 300.
   std::uint32_t parse_timeout_ms = 10'000;
   std::size_t max_parse_memory_bytes = std::size_t{512} << 20;
+  // Keep each Python file's syntax tree and reparse the next version of it incrementally (the
+  // language server, where the same documents are analyzed after every edit).
+  bool reuse_syntax_trees = false;
 
   // C++: show the compiler's own errors about the analyzed code as notices (normally hidden:
   // they are not graphsafe's findings, and a missing header must not stop the analysis).

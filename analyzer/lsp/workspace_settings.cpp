@@ -77,6 +77,7 @@ EngineOptions WorkspaceSettings::engineOptions(const std::string& first_path, st
   error.clear();
   EngineOptions options;
   options.jobs = 1;  // a handful of open documents: threads would cost more than they save
+  options.settings.reuse_syntax_trees = true;  // the same documents, edited, again and again
   options.selection.select = client_.select;
   options.selection.ignore = client_.ignore;
 

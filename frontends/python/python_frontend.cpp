@@ -16,6 +16,7 @@
 #include "analyzer/engine/frontend.h"
 #include "frontends/python/declarations.h"
 #include "frontends/python/file_lowering.h"
+#include "frontends/python/incremental_trees.h"
 #include "frontends/python/module_name.h"
 #include "frontends/python/parse_memory.h"
 #include "frontends/python/syntax.h"
@@ -95,7 +96,8 @@ std::string_view withLineFeeds(std::string_view text, std::string& storage) {
 }
 
 // The tree, or null with `why` saying which budget ran out.
-TreePtr parse(std::string_view original, const AnalysisSettings& settings, std::string& why) {
+TreePtr parse(const std::string& path, std::string_view original, const AnalysisSettings& settings,
+              std::string& why) {
   std::string storage;
   std::string_view text = withLineFeeds(original, storage);
   TSParser* parser = threadParser();
@@ -108,7 +110,17 @@ TreePtr parse(std::string_view original, const AnalysisSettings& settings, std::
   input.memory = &memory;
   TSInput source{&input, readInput, TSInputEncodingUTF8, nullptr};
   TSParseOptions options{&input, overBudget};
-  TreePtr tree(ts_parser_parse_with_options(parser, nullptr, source, options));
+  // The language server reparses an edited document from its previous tree.
+  auto& kept = python::IncrementalTrees::instance();
+  TreePtr old(settings.reuse_syntax_trees ? kept.editedTreeFor(path, text) : nullptr);
+  TreePtr tree(ts_parser_parse_with_options(parser, old.get(), source, options));
+  if (settings.reuse_syntax_trees) {
+    if (tree) {
+      kept.keep(path, text, tree.get());
+    } else {
+      kept.forget(path);
+    }
+  }
   if (!tree) {
     ts_parser_reset(parser);  // a cancelled parse must not resume on the next file
     char budget[64];
@@ -181,10 +193,13 @@ class PythonFrontend final : public Frontend {
   std::string_view name() const override { return "python"; }
 
   bool mayMatter(std::string_view text) const override {
-    // Anything that can start a capture, synchronize, or hold tensor code reached from one.
-    static constexpr std::string_view kNeedles[] = {"torch",   "cuda",    "graph",       "compile",
-                                                    "capture", "Tensor",  ".item(",      ".tolist(",
-                                                    ".cpu(",   ".numpy(", "synchronize", "nonzero"};
+    // Anything that can start a capture, synchronize, or hold tensor code reached from one. A
+    // compiled region needs a mode that captures, so the mode names stand for `compile` (which
+    // alone would let in every file that calls re.compile).
+    static constexpr std::string_view kNeedles[] = {
+        "torch",   "cuda",    "graph",           "reduce-overhead", "max-autotune",
+        "capture", "Tensor",  ".item(",          ".tolist(",        ".cpu(",
+        ".numpy(", "nonzero", "synchronize"};
     for (std::string_view needle : kNeedles) {
       if (text.find(needle) != std::string_view::npos) return true;
     }
@@ -225,7 +240,7 @@ class PythonFrontend final : public Frontend {
       return;
     }
     std::string why;
-    TreePtr tree = parse(text, settings, why);
+    TreePtr tree = parse(source.path(), text, settings, why);
     if (!tree) {
       fail(model, source, -1, why);
       return;

@@ -10,6 +10,11 @@
 // assignment). In between the replay and the write, any host synchronization (an event's or a
 // stream's synchronize(), torch.cuda.synchronize(), .item()) or a call into code that may
 // synchronize orders them, and the write is not reported.
+//
+// C++: buffers from cudaMallocHost / cudaHostAlloc, written through the pointer
+// (`host_in[0] = v`, memcpy into it: kHostBufferWrite, which the frontend records for pinned
+// buffers only), after cudaGraphLaunch with no cudaStreamSynchronize / cudaEventSynchronize /
+// cudaDeviceSynchronize in between.
 #include <string>
 
 #include "analyzer/engine/capture_flow.h"
@@ -40,7 +45,7 @@ class HostBufferRaceCheck final : public Check {
 
   void checkFile(const FileModel& file, const ProgramModel& /*program*/,
                  DiagnosticSink& sink) const override {
-    if (file.regions.empty() || file.language != Language::kPython) return;
+    if (file.regions.empty()) return;
     CaptureFlow flow(file);
     for (std::size_t r = 0; r < file.regions.size(); ++r) {
       const CaptureRegion& region = file.regions[r];
@@ -58,6 +63,12 @@ class HostBufferRaceCheck final : public Check {
   // Is `name`, as the capture sees it, a pinned host tensor?
   static bool pinned(const FileModel& file, const FunctionModel& home, const std::string& name,
                      std::uint32_t capture) {
+    if (file.language == Language::kCuda) {
+      for (const Event& event : home.events) {
+        if (event.kind == EventKind::kHostBufferWrite && event.target == name) return true;
+      }
+      return false;
+    }
     const Event* bind = lastBinding(home, name, capture);
     if (bind == nullptr && !home.is_module_level && !CaptureFlow::bindsLocally(home, name)) {
       for (const FunctionModel& function : file.functions) {
@@ -77,7 +88,9 @@ class HostBufferRaceCheck final : public Check {
       std::uint32_t at = replay.event->range.begin;
       if (!flow.afterCapture(r, function, at)) continue;
       for (const Event& write : function.events) {
-        if (write.kind != EventKind::kInPlaceUpdate || write.target != input.name) continue;
+        bool writes = write.kind == EventKind::kInPlaceUpdate ||
+                      write.kind == EventKind::kHostBufferWrite;
+        if (!writes || write.target != input.name) continue;
         std::uint32_t w = write.range.begin;
         bool races = false;
         if (w > at) {
@@ -117,8 +130,10 @@ class HostBufferRaceCheck final : public Check {
         "`" + shown + "` writes the pinned host buffer `" + input.name +
         "`, which the CUDA graph captured at line " + lineOf(region.site) + " copies from, " +
         when + lineOf(replay.range) +
-        " with no event or stream synchronization in between: replay() only enqueues the "
-        "graph, so the CPU may overwrite the buffer before the replay's copy has read it";
+        " with no event or stream synchronization in between: " +
+        (file.language == Language::kCuda ? std::string("cudaGraphLaunch") : "replay()") +
+        " only enqueues the graph, so the CPU may overwrite the buffer before the replay's copy "
+        "has read it";
     std::vector<RelatedLocation> related;
     related.push_back({file.source, region.site, "the graph reads `" + input.name + "` here"});
     related.push_back({file.source, replay.range, "replayed here, without waiting"});
