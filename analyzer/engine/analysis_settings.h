@@ -23,7 +23,7 @@ struct AnalysisSettings {
   // Per-file guards of the parse: one that runs longer, or whose syntax tree grows larger, is
   // cancelled and the file skipped with a notice. Real code needs 15-25 bytes of tree per byte
   // of source; dense generated text up to 300.
-  std::uint32_t parse_timeout_ms = 10'000;
+  std::uint32_t parse_timeout_ms = 10'000;  // of the parsing thread's CPU time
   std::size_t max_parse_memory_bytes = std::size_t{512} << 20;
   // Keep each Python file's syntax tree and reparse the next version of it incrementally (the
   // language server, where the same documents are analyzed after every edit).
