@@ -1008,7 +1008,7 @@ def run(w: torch.Tensor, grad: torch.Tensor, lr):
 TEST(PythonFile, FunctionsAndModuleLevel) {
   FileModel model = analyze(R"(
 import torch
-x = torch.zeros(3)
+x = torch.zeros(3, device="cuda")
 y = x.item()
 class A:
     def m(self, v):

@@ -79,6 +79,8 @@ class Walk {
 
     for (const Event& event : target.function->events) {
       if (only_region >= 0 && event.region != only_region) continue;
+      // Code that runs only when no capture is under way is not captured code.
+      if ((event.flags & kFlagEagerOnly) != 0) continue;
       visit_(context, event);
       if (event.kind == EventKind::kCall) followCall(context, event);
     }

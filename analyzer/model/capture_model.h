@@ -59,7 +59,8 @@ enum EventFlag : std::uint16_t {
   kFlagNotKnownHost = 1u << 3,   // a hazard unless `subject` is known to be a host value
   kFlagExtensionCode = 1u << 4,  // C++ reachable from PyTorch (torch/ATen/c10 headers, op
                                  // registration): stream hazards there are GS304's
-  kFlagCaptureDependent = 1u << 5,  // kBranch: the condition depends on a capture query
+  kFlagCaptureDependent = 1u << 5,  // kBranch: the condition depends on a capture query;
+                                    // kCall: made in a block that runs only under capture
   kFlagSidesDiffer = 1u << 6,       // kBranch: its two sides enqueue different device work
   kFlagFreshTensor = 1u << 7,       // kBind: the value is a tensor allocated here (a factory,
                                     // an arithmetic result), not a view of another tensor
@@ -74,6 +75,9 @@ enum EventFlag : std::uint16_t {
                                     // conv) reading a leaf that requires grad (a weight, an
                                     // nn.Parameter), or a call of a torch.nn module with weights
   kFlagPinnedHost = 1u << 14,       // kBind: the value is a tensor in pinned host memory
+  kFlagEagerOnly = 1u << 15,        // any event: runs only when no capture is under way (after
+                                    // `if capturing: raise`, under `if not capturing:`); the
+                                    // region walk skips it
 };
 
 struct KeywordArg {

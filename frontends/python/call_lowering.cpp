@@ -612,7 +612,10 @@ ExprInfo FunctionLowering::callTensorMethod(const Callee& callee, TSNode call,
     event.flags = flags;
     fillArguments(event, arguments);
   };
+  // A tensor in host memory: reading it waits for no device.
+  const bool host_memory = receiver.pageable || receiver.pinned || receiver.host_memory;
   auto sync = [&](std::uint16_t flags, const Value& subject, TSNode subject_node) {
+    if ((flags & kFlagNotKnownHost) != 0 && host_memory) return;
     emitSync(call, "torch.Tensor." + std::string(name), methodText(callee, call), subject,
              subject_node, flags);
   };

@@ -217,6 +217,7 @@ bool FunctionLowering::isSelfName(TSNode node) const {
 
 void FunctionLowering::setBinding(std::string_view name, ExprInfo info) {
   info.value.text.clear();
+  forgetNarrowing(name);
   noteBound(name, info);
   noteHostBinding(name);
   auto [it, inserted] = bindings_.try_emplace(name, info);
@@ -413,7 +414,20 @@ void FunctionLowering::bindLoopTarget(TSNode target, TSNode iterable, const Expr
 void FunctionLowering::lowerBlock(TSNode block) {
   if (isNull(block) || depth_ >= kMaxNestingDepth) return;
   DepthGuard guard(depth_);
-  for (Children it(file_.pool, block); it.valid(); it.next()) lowerStatement(it.node());
+  std::size_t eager_from = events_.size();
+  bool eager = false;
+  const std::size_t narrowed = narrowed_.size();
+  for (Children it(file_.pool, block); it.valid(); it.next()) {
+    std::size_t before = events_.size();
+    lowerStatement(it.node());
+    if (!eager && exitsUnderCapture(it.node(), before)) {
+      eager = true;
+      eager_from = events_.size();
+    }
+    narrowAfter(it.node());
+  }
+  endNarrowing(narrowed);
+  if (eager) markEagerOnly(eager_from, events_.size());
 }
 
 void FunctionLowering::lowerConditionalBlock(TSNode block) {
@@ -520,6 +534,7 @@ ExprInfo FunctionLowering::lowerAssignment(TSNode node) {
   ExprInfo info = eval(right);
   bindTarget(left, info, right);
   noteAssignedRegions(left, right, regions_before);
+  noteTypeTestAlias(left, right);
   return info;
 }
 
@@ -540,12 +555,22 @@ void FunctionLowering::lowerIf(TSNode node) {
   condition(field(node, g_.f_condition));
   markGuard(node, before);
   bool once = runsOnce(node, before);
+  // 1: the body runs only under capture, the other sides only outside; -1: the body only outside.
+  const int sense = captureSense(field(node, g_.f_condition), before, 0);
   // Per if/elif clause: where its condition's events start and end, and where its body's end.
   std::vector<std::array<std::size_t, 3>> clauses{{before, events_.size(), 0}};
   host_.once_depth += once ? 1 : 0;
+  std::size_t narrowed = narrowBy(field(node, g_.f_condition), true);
   lowerConditionalBlock(field(node, g_.f_consequence));
+  endNarrowing(narrowed);
   host_.once_depth -= once ? 1 : 0;
   clauses.back()[2] = events_.size();
+  if (sense == -1) markEagerOnly(clauses.back()[1], events_.size());
+  if (once && isCaptureOnly(field(node, g_.f_condition), before)) {
+    markCaptureOnlyCalls(clauses.back()[1], events_.size());
+  }
+  const std::size_t alternatives = events_.size();
+  narrowed = narrowBy(field(node, g_.f_condition), false);
   for (Children it(file_.pool, node); it.valid(); it.next()) {
     if (it.field() != g_.f_alternative) continue;
     TSNode clause = it.node();
@@ -559,6 +584,8 @@ void FunctionLowering::lowerIf(TSNode node) {
       lowerConditionalBlock(field(clause, g_.f_body));
     }
   }
+  endNarrowing(narrowed);
+  if (sense == 1) markEagerOnly(alternatives, events_.size());
   for (const auto& [condition_begin, condition_end, side_end] : clauses) {
     markCaptureBranch(condition_begin, condition_end, side_end, events_.size());
   }
@@ -804,9 +831,13 @@ ExprInfo FunctionLowering::condition(TSNode node) {
   DepthGuard guard(depth_);
   TSSymbol symbol = ts_node_symbol(node);
   if (symbol == g_.boolean_operator) {
-    // Each operand of a condition is tested for truth on its own.
+    // Each operand of a condition is tested for truth on its own; the right one runs only when
+    // the left one holds (`and`) or does not (`or`).
     ExprInfo left = condition(field(node, g_.f_left));
+    std::size_t narrowed = narrowBy(field(node, g_.f_left),
+                                           textOf(field(node, g_.f_operator)) == "and");
     ExprInfo right = condition(field(node, g_.f_right));
+    endNarrowing(narrowed);
     ExprInfo info;
     info.value = joinValues(left.value, right.value);
     return info;
@@ -842,6 +873,7 @@ ExprInfo FunctionLowering::condition(TSNode node) {
 ExprInfo FunctionLowering::evalIdentifier(TSNode node) {
   ExprInfo info;
   if (!lookupName(textOf(node), info)) return {};
+  narrowedRead(textOf(node), info);
   noteNameRead(textOf(node), node, info);
   return info;
 }
@@ -1026,9 +1058,13 @@ ExprInfo FunctionLowering::evalConditional(TSNode node) {
   std::size_t before = events_.size();
   condition(parts[1]);
   std::size_t condition_end = events_.size();
+  std::size_t narrowed = narrowBy(parts[1], true);
   ExprInfo body = eval(parts[0]);
+  endNarrowing(narrowed);
   std::size_t body_end = events_.size();
+  narrowed = narrowBy(parts[1], false);
   ExprInfo alternative = eval(parts[2]);
+  endNarrowing(narrowed);
   markCaptureBranch(before, condition_end, body_end, events_.size());
   return joinInfos(body, alternative);
 }

@@ -147,6 +147,36 @@ class FunctionLowering {
   bool isUnshadowedBuiltin(TSNode function, std::string_view name) const;
   // ---- branches on "is the stream capturing?" (capture_queries.cpp) ----
   bool returnsCaptureQuery(FunctionId function) const;
+  // ---- code that runs only when not capturing (eager_blocks.cpp) ----
+  // 1: the condition holds whenever a capture is under way; -1: it never does; 0: not known.
+  int captureSense(TSNode condition, std::size_t first_event, int depth) const;
+  bool alwaysExits(TSNode block, bool raise_only, int depth) const;
+  bool raisesUnderCapture(FunctionId function) const;
+  // The statement (lowered from `first_event` on) leaves its block whenever capturing.
+  bool exitsUnderCapture(TSNode statement, std::size_t first_event) const;
+  void markEagerOnly(std::size_t begin, std::size_t end);
+  // kFlagCaptureDependent on the calls of a block that runs only under capture.
+  void markCaptureOnlyCalls(std::size_t begin, std::size_t end);
+  // ---- narrowing by isinstance and device tests (type_narrowing.cpp) ----
+  enum class TypeTest : std::uint8_t { kOther, kTensorType, kHostType };
+  enum class Narrowing : std::uint8_t { kNotTensor, kHostTensor };
+  struct NarrowedName {
+    std::string_view name;  // emptied when the name is bound again
+    Narrowing kind = Narrowing::kNotTensor;
+  };
+  TypeTest classifyTypeTest(TSNode type) const;
+  void typeTestFacts(TSNode call, bool when_true, std::vector<NarrowedName>& out) const;
+  void deviceTestFacts(TSNode test, bool when_true, std::vector<NarrowedName>& out) const;
+  // What `condition` evaluating to `when_true` proves about names.
+  void narrowedNames(TSNode condition, bool when_true, std::vector<NarrowedName>& out,
+                     int depth) const;
+  std::size_t narrowBy(TSNode condition, bool when_true);  // returns a mark
+  void endNarrowing(std::size_t mark);
+  void narrowedRead(std::string_view name, ExprInfo& info) const;
+  void forgetNarrowing(std::string_view name);
+  void noteTypeTestAlias(TSNode target, TSNode value);
+  // After `if isinstance(...): return` or `assert isinstance(...)`: narrowed to the block's end.
+  void narrowAfter(TSNode statement);
   bool isCaptureFlag(TSNode node) const;
   std::vector<std::string> deviceWork(std::size_t begin, std::size_t end) const;
   void markCaptureBranch(std::size_t condition_begin, std::size_t condition_end,
@@ -288,6 +318,9 @@ class FunctionLowering {
   std::string_view self_name_;
   FunctionFlow flow_;
   FunctionHostFacts host_;
+  // Names narrowed here (isinstance and device tests), and locals bound to such a test.
+  std::vector<NarrowedName> narrowed_;
+  std::unordered_map<std::string_view, TSNode> type_test_aliases_;
   // Loop variables over a module's modules()/children(): name -> the module's path.
   std::unordered_map<std::string_view, std::string> submodule_loops_;
   // Names bound to a torch.optim optimizer: their step() is work a capture must warm up.

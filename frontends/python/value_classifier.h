@@ -58,6 +58,8 @@ struct ExprInfo {
   bool pageable = false;
   // A tensor in pinned host memory (pin_memory=True, .pin_memory()).
   bool pinned = false;
+  // A tensor known to live in host memory, pinned or not (`if not t.is_cuda:`).
+  bool host_memory = false;
   // A leaf that requires grad (requires_grad=True, nn.Parameter, a module's weight), or a
   // torch.nn module holding such weights: what autocast caches the cast of.
   bool leaf = false;

@@ -2,13 +2,29 @@
 
 namespace graphsafe {
 
-bool reachedThroughRunOnce(const RegionContext& context) {
+namespace {
+
+bool reachedThrough(const RegionContext& context, bool capture_only_counts) {
   // Each call on the path enters the next step's caller; the last enters the event's function.
   for (std::size_t i = 0; i < context.path.size(); ++i) {
-    if ((context.path[i].call->flags & kFlagRunsOnce) != 0) return true;
+    const std::uint16_t flags = context.path[i].call->flags;
+    if ((flags & kFlagRunsOnce) != 0 &&
+        (capture_only_counts || (flags & kFlagCaptureDependent) == 0)) {
+      return true;
+    }
     if (i > 0 && context.path[i].caller->memoized) return true;
   }
   return !context.path.empty() && context.function->memoized;
+}
+
+}  // namespace
+
+bool reachedThroughRunOnce(const RegionContext& context) {
+  return reachedThrough(context, true);
+}
+
+bool reachedThroughCache(const RegionContext& context) {
+  return reachedThrough(context, false);
 }
 
 }  // namespace graphsafe

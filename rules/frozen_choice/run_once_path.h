@@ -11,4 +11,10 @@ namespace graphsafe {
 
 bool reachedThroughRunOnce(const RegionContext& context);
 
+// Reached through a call whose result is cached after its first run (a memoized function, a
+// lazy-initialization guard), not through a capture-only block: the warm-up runs that code, and
+// under capture the cache answers. What it would refuse under capture (a sync, a pageable
+// copy) does not happen there.
+bool reachedThroughCache(const RegionContext& context);
+
 }  // namespace graphsafe

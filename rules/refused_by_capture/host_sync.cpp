@@ -2,6 +2,7 @@
 // The frontends decide which calls synchronize (data tables per language); this check decides
 // whether the value involved is known well enough to say so.
 #include "analyzer/engine/check.h"
+#include "rules/frozen_choice/run_once_path.h"
 
 namespace graphsafe {
 
@@ -14,6 +15,8 @@ class HostSyncCheck final : public Check {
   void checkRegionEvent(const RegionContext& context, const Event& event,
                         DiagnosticSink& sink) const override {
     if (event.kind != EventKind::kHostSync) return;
+    // A memoized builder or a lazy initialization: the warm-up ran it, the cache answers now.
+    if (reachedThroughCache(context)) return;
     Value subject = context.resolve(event.subject);
     // Implicit syncs (int(t), print(t), f"{t}") are hazards only on values known to be tensors;
     // tensor-only methods (.item(), .cpu()) only when the receiver is not known to be a host value.

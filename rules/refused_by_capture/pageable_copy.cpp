@@ -3,6 +3,7 @@
 // tensor known to live in pageable memory, copy_ from one, torch.tensor(data, device="cuda").
 // Recent PyTorch refuses them during capture; a graph could not replay them anyway.
 #include "analyzer/engine/check.h"
+#include "rules/frozen_choice/run_once_path.h"
 
 namespace graphsafe {
 
@@ -15,6 +16,8 @@ class PageableCopyCheck final : public Check {
   void checkRegionEvent(const RegionContext& context, const Event& event,
                         DiagnosticSink& sink) const override {
     if (event.kind != EventKind::kTensorOp || (event.flags & kFlagPageableSource) == 0) return;
+    // A memoized builder or a lazy initialization: the warm-up ran it, the cache answers now.
+    if (reachedThroughCache(context)) return;
     std::string source;
     if (event.api.starts_with("torch.Tensor.") && !event.subject.text.empty()) {
       source = event.api == "torch.Tensor.copy_" && !event.args.empty() ? event.args.front().text
