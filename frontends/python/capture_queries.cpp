@@ -26,17 +26,26 @@ bool FunctionLowering::returnsCaptureQuery(FunctionId function) const {
   if (function >= file_.index.functions.size()) return false;
   const FunctionDecl& callee = file_.index.functions[function];
   if (callee.is_lambda || isNull(callee.node)) return false;
-  // def capturing(): return torch.cuda.is_current_stream_capturing()
+  // def capturing(): return torch.cuda.is_current_stream_capturing(), also as
+  // `torch.cuda.is_available() and torch.cuda.is_current_stream_capturing()` (true exactly while
+  // capturing too).
+  auto api = [&](TSNode call) -> std::string {
+    if (!is(call, g_.call)) return {};
+    std::string qualified =
+        importedName(field(call, g_.f_function), file_.pool, file_.text, file_.index.imports,
+                     [](std::string_view) { return false; });
+    return std::string(canonicalApiName(qualified));
+  };
   bool returns_query = false;
   for (Children it(file_.pool, field(callee.node, g_.f_body)); it.valid(); it.next()) {
     TSNode statement = it.node();
     if (!is(statement, g_.return_statement)) continue;
     TSNode value = unparenthesize(file_.pool, firstNamedChild(file_.pool, statement));
-    if (!is(value, g_.call)) return false;
-    std::string qualified =
-        importedName(field(value, g_.f_function), file_.pool, file_.text, file_.index.imports,
-                     [](std::string_view) { return false; });
-    if (canonicalApiName(qualified) != kCaptureQueryApi) return false;
+    if (is(value, g_.boolean_operator) && textOf(field(value, g_.f_operator)) == "and" &&
+        api(unparenthesize(file_.pool, field(value, g_.f_left))) == "torch.cuda.is_available") {
+      value = unparenthesize(file_.pool, field(value, g_.f_right));
+    }
+    if (api(value) != kCaptureQueryApi) return false;
     returns_query = true;
   }
   return returns_query;

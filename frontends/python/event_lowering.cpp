@@ -578,7 +578,10 @@ void FunctionLowering::lowerIf(TSNode node) {
       std::size_t condition_begin = events_.size();
       condition(field(clause, g_.f_condition));
       clauses.push_back({condition_begin, events_.size(), 0});
+      std::size_t clause_narrowed = narrowBy(field(clause, g_.f_condition), true);
       lowerConditionalBlock(field(clause, g_.f_consequence));
+      endNarrowing(clause_narrowed);
+      narrowBy(field(clause, g_.f_condition), false);  // the later clauses
       clauses.back()[2] = events_.size();
     } else if (is(clause, g_.else_clause)) {
       lowerConditionalBlock(field(clause, g_.f_body));

@@ -155,14 +155,14 @@ void FunctionLowering::endNarrowing(std::size_t mark) {
 void FunctionLowering::narrowedRead(std::string_view name, ExprInfo& info) const {
   for (const NarrowedName& narrowed : narrowed_) {
     if (narrowed.name != name) continue;
-    const Value& value = info.value;
-    const bool may_be_tensor =
-        value.isTensor() || (value.kind == ValueKind::kUnknown && value.param_deps != 0);
-    if (!may_be_tensor) continue;
     if (narrowed.kind == Narrowing::kHostTensor) {
       info.host_memory = true;
       continue;
     }
+    const Value& value = info.value;
+    const bool may_be_tensor =
+        value.isTensor() || (value.kind == ValueKind::kUnknown && value.param_deps != 0);
+    if (!may_be_tensor) continue;
     info.value = unknownValue();
     info.mask = false;
     info.pageable = false;
