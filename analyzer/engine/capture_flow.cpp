@@ -48,7 +48,19 @@ const FunctionModel* innermostAt(const FileModel& file, std::uint32_t position,
 
 }  // namespace
 
-CaptureFlow::CaptureFlow(const FileModel& file) : file_(file), regions_(file.regions.size()) {
+CaptureFlow::CaptureFlow(const FileModel& file)
+    : file_(file), regions_(file.regions.size()), alias_events_(file.functions.size()) {
+  // What every region's handle and replay search looks at, gathered once per file: a file with
+  // many regions would otherwise scan all of its events once per region.
+  for (std::size_t f = 0; f < file.functions.size(); ++f) {
+    for (const Event& event : file.functions[f].events) {
+      if (event.kind == EventKind::kReplay) replay_events_.push_back({&file.functions[f], &event});
+      if ((event.kind == EventKind::kBind || event.kind == EventKind::kStore) &&
+          !event.target.empty() && !event.source.empty()) {
+        alias_events_[f].push_back(&event);
+      }
+    }
+  }
   for (std::size_t r = 0; r < file.regions.size(); ++r) {
     const CaptureRegion& region = file.regions[r];
     RegionFlow& flow = regions_[r];
@@ -143,15 +155,15 @@ void CaptureFlow::collectHandles(std::size_t r) {
   flow.handles.push_back(region.handle);
   if (flow.home == nullptr || flow.global_handle) return;
   // `self.graphs[bs] = g` after the capture, `g = self.graphs[bs]` before it: the same graph.
+  auto home = static_cast<std::size_t>(flow.home - file_.functions.data());
+  if (home >= alias_events_.size()) return;
   for (int round = 0; round < kMaxAliasRounds; ++round) {
     bool grew = false;
-    for (const Event& event : flow.home->events) {
-      if (event.kind != EventKind::kBind && event.kind != EventKind::kStore) continue;
-      if (event.target.empty() || event.source.empty()) continue;
-      bool has_target = isHandle(r, event.target);
-      bool has_source = isHandle(r, event.source);
+    for (const Event* event : alias_events_[home]) {
+      bool has_target = isHandle(r, event->target);
+      bool has_source = isHandle(r, event->source);
       if (has_target == has_source || flow.handles.size() >= kMaxHandles) continue;
-      flow.handles.push_back(has_target ? event.source : event.target);
+      flow.handles.push_back(has_target ? event->source : event->target);
       grew = true;
     }
     if (!grew) break;
@@ -176,22 +188,21 @@ void CaptureFlow::collectReplays(std::size_t r) {
   auto visible = [&](const FunctionModel& function, std::string_view path) {
     return flow.global_handle || (anchor != nullptr && sameScope(*anchor, function, path));
   };
-  for (const FunctionModel& function : file_.functions) {
-    for (const Event& event : function.events) {
-      if (event.kind != EventKind::kReplay) continue;
-      bool replays = isHandle(r, event.target) && visible(function, event.target);
-      if (!replays && !function.is_module_level) {
-        // g = self.graphs[bs]; g.replay(): a local alias of the handle.
-        for (const Event& bind : function.events) {
-          if (bind.range.begin >= event.range.begin) break;
-          if (bind.kind == EventKind::kBind && bind.target == event.target &&
-              !bind.source.empty() && isHandle(r, bind.source) && visible(function, bind.source)) {
-            replays = true;
-          }
+  for (const Site& site : replay_events_) {
+    const FunctionModel& function = *site.function;
+    const Event& event = *site.event;
+    bool replays = isHandle(r, event.target) && visible(function, event.target);
+    if (!replays && !function.is_module_level) {
+      // g = self.graphs[bs]; g.replay(): a local alias of the handle.
+      for (const Event& bind : function.events) {
+        if (bind.range.begin >= event.range.begin) break;
+        if (bind.kind == EventKind::kBind && bind.target == event.target &&
+            !bind.source.empty() && isHandle(r, bind.source) && visible(function, bind.source)) {
+          replays = true;
         }
       }
-      if (replays) flow.replays.push_back({&function, &event});
     }
+    if (replays) flow.replays.push_back(site);
   }
 }
 

@@ -120,6 +120,10 @@ class CaptureFlow {
 
   const FileModel& file_;
   std::vector<RegionFlow> regions_;
+  // Every replay in the file, in function and event order.
+  std::vector<Site> replay_events_;
+  // Per function (as indexed in the file): its binds and stores that copy one path to another.
+  std::vector<std::vector<const Event*>> alias_events_;
 };
 
 }  // namespace graphsafe
