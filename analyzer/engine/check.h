@@ -17,6 +17,11 @@
 
 namespace graphsafe {
 
+// The 1-based line of a range's start, as messages cite it ("captured at line 12").
+inline std::string lineOf(const SourceRange& range) {
+  return std::to_string(range.start.line + 1);
+}
+
 class ProgramModel;
 
 // One call on the way from a capture region to the code being checked.

@@ -17,10 +17,6 @@ namespace graphsafe {
 
 namespace {
 
-std::string lineOf(const SourceRange& range) {
-  return std::to_string(range.start.line + 1);
-}
-
 // The innermost stream block of `function` around `position`; null outside any, and for a block
 // of the current stream.
 const ContextBlock* streamAround(const FunctionModel& function, std::uint32_t position) {

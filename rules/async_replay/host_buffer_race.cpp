@@ -24,10 +24,6 @@ namespace graphsafe {
 
 namespace {
 
-std::string lineOf(const SourceRange& range) {
-  return std::to_string(range.start.line + 1);
-}
-
 // The name's last binding in `function` before `position` (any binding when `position` is 0).
 const Event* lastBinding(const FunctionModel& function, const std::string& name,
                          std::uint32_t position) {

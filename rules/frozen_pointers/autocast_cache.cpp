@@ -24,10 +24,6 @@ namespace {
 constexpr int kMaxCallerDepth = 3;
 constexpr std::size_t kMaxCallers = 64;
 
-std::string lineOf(const SourceRange& range) {
-  return std::to_string(range.start.line + 1);
-}
-
 const ContextBlock* autocastAround(const FunctionModel& function, std::uint32_t position) {
   return CaptureFlow::blockAround(function, ContextBlock::Kind::kAutocast, position);
 }

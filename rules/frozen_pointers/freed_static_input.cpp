@@ -13,10 +13,6 @@ namespace graphsafe {
 
 namespace {
 
-std::string lineOf(const SourceRange& range) {
-  return std::to_string(range.start.line + 1);
-}
-
 bool isParameter(const FunctionModel& function, const std::string& name) {
   for (const Parameter& parameter : function.params) {
     if (parameter.name == name) return true;

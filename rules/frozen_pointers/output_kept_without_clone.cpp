@@ -13,10 +13,6 @@ namespace graphsafe {
 
 namespace {
 
-std::string lineOf(const SourceRange& range) {
-  return std::to_string(range.start.line + 1);
-}
-
 std::string keptHow(const Event& store) {
   std::string target = store.target.empty() ? std::string() : " `" + store.target + "`";
   if (store.api == "yield") return "yielded";

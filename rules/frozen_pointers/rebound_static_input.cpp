@@ -12,10 +12,6 @@ namespace graphsafe {
 
 namespace {
 
-std::string lineOf(const SourceRange& range) {
-  return std::to_string(range.start.line + 1);
-}
-
 bool isAttributePath(const std::string& name) {
   return name.starts_with("self.");
 }

@@ -18,10 +18,6 @@ namespace graphsafe {
 
 namespace {
 
-std::string lineOf(const SourceRange& range) {
-  return std::to_string(range.start.line + 1);
-}
-
 // The expression by which an event reads `region`'s output, or null.
 const std::string* outputRead(const CaptureRegion& region, const Event& event) {
   if (event.kind == EventKind::kReplay) return nullptr;

@@ -23,10 +23,6 @@ namespace {
 constexpr int kMaxCallDepth = 3;
 constexpr std::size_t kMaxReached = 64;
 
-std::string lineOf(const SourceRange& range) {
-  return std::to_string(range.start.line + 1);
-}
-
 // The functions of this file that `start` runs: itself and what it calls, a few calls deep.
 std::vector<const FunctionModel*> reachedFrom(const FileModel& file, FunctionId start) {
   std::vector<const FunctionModel*> reached;
