@@ -1,35 +1,134 @@
 #include "analyzer/engine/region_walker.h"
 
+#include <bit>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "analyzer/model/literal_key.h"
+
 namespace graphsafe {
 
 namespace {
 
-// A function is walked once per region for each distinct shape of known parameter kinds: the
-// same function reached again with the same kinds cannot produce a new finding.
-std::string visitKey(const FunctionModel* function, const std::vector<Value>& params) {
+// A function is walked once per region for each distinct shape of known parameter kinds (and
+// literals of the parameters its tests read): the same function reached again with the same
+// shape cannot produce a new finding.
+std::string visitKey(const FunctionModel* function, const std::vector<Value>& params,
+                     const std::vector<std::string>& literals) {
   std::string key(reinterpret_cast<const char*>(&function), sizeof(function));
   for (const Value& value : params) key.push_back(static_cast<char>(value.kind));
+  for (std::size_t i = 0; i < literals.size(); ++i) {
+    if ((function->literal_params & paramBit(i)) == 0) continue;
+    key += literals[i];
+    key.push_back('\0');
+  }
   return key;
+}
+
+// The literal a call passes for each of the callee's parameters (an omitted one: its default),
+// "" where it is not a literal or not known. A caller's own parameter passes on the literal it
+// holds in the caller.
+std::vector<std::string> bindLiterals(const RegionContext& caller,
+                                      const std::vector<std::string>& caller_literals,
+                                      const Event& call, const FunctionModel& callee,
+                                      std::size_t offset) {
+  std::vector<std::string> literals(callee.params.size());
+  if (callee.literal_params == 0 || !call.arguments_complete) return literals;
+  for (std::size_t i = 0; i < callee.params.size(); ++i) {
+    literals[i] = callee.params[i].default_literal;
+  }
+  auto literalOf = [&](const Value& argument) -> std::string {
+    if (std::optional<std::string> key = literalKey(argument.text)) return *key;
+    const std::uint64_t deps = argument.param_deps;
+    if (deps == 0 || (deps & (deps - 1)) != 0) return {};
+    const auto index = static_cast<std::size_t>(std::countr_zero(deps));
+    const FunctionModel& function = *caller.function;
+    if (index < caller_literals.size() && index < function.params.size() &&
+        argument.text == function.params[index].name) {
+      return caller_literals[index];
+    }
+    return {};
+  };
+  for (std::size_t i = 0; i < call.args.size(); ++i) {
+    const std::size_t index = i + offset;
+    // Positional arguments past *args are absorbed by it.
+    if (index >= literals.size() || callee.params[index].variadic) break;
+    literals[index] = literalOf(call.args[i]);
+  }
+  for (const KeywordArg& keyword : call.keywords) {
+    for (std::size_t i = 0; i < callee.params.size(); ++i) {
+      if (callee.params[i].name == keyword.name) literals[i] = literalOf(keyword.value);
+    }
+  }
+  return literals;
+}
+
+// 1 == True in Python: an integer and a boolean are compared only when both are the same kind.
+bool comparable(const std::string& a, const std::string& b) {
+  auto numeric = [](const std::string& key) {
+    return key.starts_with("i:") || key == "True" || key == "False";
+  };
+  return a == b || !numeric(a) || !numeric(b) || a.starts_with("i:") == b.starts_with("i:");
+}
+
+// Can the event run, given the literals its function's parameters hold? Unknown tests hold.
+bool mayRun(const FunctionModel& function, const Event& event, const std::vector<Value>& params,
+            const std::vector<std::string>& literals) {
+  for (std::int32_t index = event.test; index >= 0;) {
+    if (static_cast<std::size_t>(index) >= function.tests.size()) break;
+    const StaticTest& test = function.tests[static_cast<std::size_t>(index)];
+    index = test.parent;
+    if (test.op == StaticTest::Op::kNever) return false;
+    if (test.param >= literals.size()) continue;
+    const std::string& literal = literals[test.param];
+    const bool tensor = test.param < params.size() && params[test.param].isTensor();
+    switch (test.op) {
+      case StaticTest::Op::kIsNone:
+        if ((!literal.empty() && literal != "None") || tensor) return false;
+        break;
+      case StaticTest::Op::kIsNotNone:
+        if (literal == "None") return false;
+        break;
+      case StaticTest::Op::kEquals:
+        if (!literal.empty() && literal != test.literal && comparable(literal, test.literal)) {
+          return false;
+        }
+        break;
+      case StaticTest::Op::kNotEquals:
+        if (!literal.empty() && literal == test.literal) return false;
+        break;
+      case StaticTest::Op::kTruthy:
+        if (!literal.empty() && !literalTruthy(literal)) return false;
+        break;
+      case StaticTest::Op::kFalsy:
+        if (!literal.empty() && literalTruthy(literal)) return false;
+        break;
+      case StaticTest::Op::kNever:
+        return false;
+    }
+  }
+  return true;
 }
 
 // Binds a call's arguments (already resolved in the caller's context) to the callee's
 // parameters. A bound method call (`self.step(x)`, `obj.run(x)`) passes one argument fewer
 // than the callee declares: the receiver fills the first parameter.
+std::size_t receiverOffset(const Event& call, const FunctionModel& callee) {
+  return ((call.flags & kFlagBoundMethod) != 0 ||
+          (callee.is_method && call.args.size() + 1 == callee.params.size())) &&
+                 !callee.params.empty()
+             ? 1
+             : 0;
+}
+
 std::vector<Value> bindArguments(const RegionContext& caller, const Event& call,
                                  const FunctionModel& callee) {
   std::vector<Value> values(callee.params.size());
   for (std::size_t i = 0; i < callee.params.size(); ++i) values[i] = callee.params[i].declared;
-  std::size_t offset =
-      ((call.flags & kFlagBoundMethod) != 0 ||
-       (callee.is_method && call.args.size() + 1 == callee.params.size())) &&
-              !callee.params.empty()
-          ? 1
-          : 0;
+  const std::size_t offset = receiverOffset(call, callee);
   for (std::size_t i = 0; i < call.args.size() && i + offset < values.size(); ++i) {
     Value argument = caller.resolve(call.args[i]);
     if (argument.kind != ValueKind::kUnknown) values[i + offset] = std::move(argument);
@@ -58,14 +157,16 @@ class Walk {
   }
 
   void run(FunctionRef start, std::vector<Value> params, bool whole_function) {
-    visitFunction(start, params, whole_function ? -1 : region_index_);
+    // The region's own function is called from code not walked here: no literal is known.
+    std::vector<std::string> literals(start.function->params.size());
+    visitFunction(start, params, literals, whole_function ? -1 : region_index_);
   }
 
  private:
   void visitFunction(FunctionRef target, const std::vector<Value>& params,
-                     std::int32_t only_region) {
+                     const std::vector<std::string>& literals, std::int32_t only_region) {
     if (visits_ >= RegionWalker::kMaxFunctionVisits) return;
-    if (!seen_.insert(visitKey(target.function, params)).second) return;
+    if (!seen_.insert(visitKey(target.function, params, literals)).second) return;
     ++visits_;
     on_stack_.push_back(target.function);
 
@@ -81,21 +182,26 @@ class Walk {
       if (only_region >= 0 && event.region != only_region) continue;
       // Code that runs only when no capture is under way is not captured code.
       if ((event.flags & kFlagEagerOnly) != 0) continue;
+      // Nor is code behind a test that the arguments on this path decide against.
+      if (event.test >= 0 && !mayRun(*target.function, event, params, literals)) continue;
       visit_(context, event);
-      if (event.kind == EventKind::kCall) followCall(context, event);
+      if (event.kind == EventKind::kCall) followCall(context, literals, event);
     }
     on_stack_.pop_back();
   }
 
-  void followCall(const RegionContext& caller, const Event& call) {
+  void followCall(const RegionContext& caller, const std::vector<std::string>& caller_literals,
+                  const Event& call) {
     FunctionRef callee = program_.resolveCall(*caller.file, call);
     if (!callee || path_.size() >= RegionWalker::kMaxCallDepth) return;
     for (const FunctionModel* active : on_stack_) {
       if (active == callee.function) return;  // recursion: its events are already being seen
     }
     std::vector<Value> params = bindArguments(caller, call, *callee.function);
+    std::vector<std::string> literals = bindLiterals(
+        caller, caller_literals, call, *callee.function, receiverOffset(call, *callee.function));
     path_.push_back({caller.file, caller.function, &call});
-    visitFunction(callee, params, -1);
+    visitFunction(callee, params, literals, -1);
     path_.pop_back();
   }
 

@@ -21,12 +21,12 @@ inline constexpr FunctionId kNoFunction = std::numeric_limits<FunctionId>::max()
 
 // How a capture region came to be. Dynamo-traced kinds are recorded in CaptureRegion too.
 enum class RegionKind : std::uint8_t {
-  kGraphContext,      // with torch.cuda.graph(g): ...
-  kCaptureBeginEnd,   // g.capture_begin() ... g.capture_end()
-  kGraphedCallable,   // torch.cuda.make_graphed_callables(fn_or_module, ...)
-  kCompiled,          // torch.compile(mode="reduce-overhead" | ...), Dynamo-traced
-  kEntryPoint,        // declared by the user's configuration
-  kStreamCapture,     // cudaStreamBeginCapture ... cudaStreamEndCapture (C++)
+  kGraphContext,     // with torch.cuda.graph(g): ...
+  kCaptureBeginEnd,  // g.capture_begin() ... g.capture_end()
+  kGraphedCallable,  // torch.cuda.make_graphed_callables(fn_or_module, ...)
+  kCompiled,         // torch.compile(mode="reduce-overhead" | ...), Dynamo-traced
+  kEntryPoint,       // declared by the user's configuration
+  kStreamCapture,    // cudaStreamBeginCapture ... cudaStreamEndCapture (C++)
 };
 
 enum class EventKind : std::uint8_t {
@@ -53,12 +53,12 @@ enum class EventKind : std::uint8_t {
 // Event-kind-specific facts, as bits, so the event stays small and uniform.
 enum EventFlag : std::uint16_t {
   kFlagNone = 0,
-  kFlagImplicit = 1u << 0,       // an implicit sync or branch (bool(t), print(t), f-string)
-  kFlagDataDependent = 1u << 1,  // a data-dependent-shape op (nonzero, masked index, unique)
-  kFlagNeedsTensor = 1u << 2,    // only a hazard when `subject` is known to be a tensor
-  kFlagNotKnownHost = 1u << 3,   // a hazard unless `subject` is known to be a host value
-  kFlagExtensionCode = 1u << 4,  // C++ reachable from PyTorch (torch/ATen/c10 headers, op
-                                 // registration): stream hazards there are GS304's
+  kFlagImplicit = 1u << 0,          // an implicit sync or branch (bool(t), print(t), f-string)
+  kFlagDataDependent = 1u << 1,     // a data-dependent-shape op (nonzero, masked index, unique)
+  kFlagNeedsTensor = 1u << 2,       // only a hazard when `subject` is known to be a tensor
+  kFlagNotKnownHost = 1u << 3,      // a hazard unless `subject` is known to be a host value
+  kFlagExtensionCode = 1u << 4,     // C++ reachable from PyTorch (torch/ATen/c10 headers, op
+                                    // registration): stream hazards there are GS304's
   kFlagCaptureDependent = 1u << 5,  // kBranch: the condition depends on a capture query;
                                     // kCall: made in a block that runs only under capture
   kFlagSidesDiffer = 1u << 6,       // kBranch: its two sides enqueue different device work
@@ -80,6 +80,29 @@ enum EventFlag : std::uint16_t {
                                     // region walk skips it
 };
 
+// A test the code around an event makes before the event runs, from `if`, `and`/`or`, ternary,
+// early-return and assert conditions: on a parameter of the function (`mode is None`,
+// `backend == "cuda"`, `flag`), or already decided without running the program (`kNever`: a
+// condition false by default, such as an environment variable that is unset). The region walk
+// evaluates them against the arguments of the call that reached the function and skips events
+// that cannot run there. Tests chain through `parent`: an event runs only if every test on its
+// chain holds.
+struct StaticTest {
+  enum class Op : std::uint8_t {
+    kNever,
+    kIsNone,
+    kIsNotNone,
+    kEquals,
+    kNotEquals,
+    kTruthy,
+    kFalsy
+  };
+  Op op = Op::kNever;
+  std::uint32_t param = 0;  // index in FunctionModel::params (not kNever)
+  std::string literal;      // kEquals / kNotEquals: the literal's key (see literal_key.h)
+  std::int32_t parent = -1;
+};
+
 struct KeywordArg {
   std::string name;
   Value value;
@@ -88,13 +111,17 @@ struct KeywordArg {
 // One thing a function does, at a source range, in source order.
 struct Event {
   EventKind kind = EventKind::kCall;
-  SourceRange range;   // what a diagnostic points at
-  std::string api;     // qualified API or callee ("torch.Tensor.item", "helper", "Model.step")
-  std::string text;    // short source form for messages (".item()", "bool(x)", "x.sum() > 0")
-  Value subject;       // what the event is about: condition, receiver, bound value, ...
+  SourceRange range;        // what a diagnostic points at
+  std::string api;          // qualified API or callee ("torch.Tensor.item", "helper", "Model.step")
+  std::string text;         // short source form for messages (".item()", "bool(x)", "x.sum() > 0")
+  Value subject;            // what the event is about: condition, receiver, bound value, ...
   std::vector<Value> args;  // kCall / kTensorOp: positional argument values
   std::vector<KeywordArg> keywords;
   std::uint16_t flags = kFlagNone;
+  // kCall: false when `*args` or `**kwargs` passes arguments whose positions are not known.
+  bool arguments_complete = true;
+  // The innermost StaticTest (in FunctionModel::tests) the event runs under, or -1.
+  std::int32_t test = -1;
   FunctionId callee = kNoFunction;  // kCall: a function of the same file, when resolved
   // kCall into another file: the callee's qualified name for the cross-file index.
   std::string callee_qualified;
@@ -121,13 +148,16 @@ struct Event {
 struct Parameter {
   std::string name;
   Value declared;  // from an annotation (`x: torch.Tensor`) or default; unknown otherwise
+  // The default's literal key (see literal_key.h) when the default is a literal; "" otherwise.
+  std::string default_literal;
+  bool variadic = false;  // *args / **kwargs
 };
 
 // A name that crosses a capture region's boundary, where it first does.
 struct RegionName {
   std::string name;  // a path: "x", "self.static_in" (subscripts dropped)
   SourceRange range;
-  Value value;       // what the name held there
+  Value value;  // what the name held there
 };
 
 // Host-side state around code, other than a capture: a `with` block of autocast or of a stream,
@@ -146,14 +176,14 @@ struct ContextBlock {
 };
 
 struct FunctionModel {
-  std::string name;            // "forward"
-  std::string qualified_name;  // module-relative: "Model.forward", "outer.<locals>.inner"
-  SourceRange range;           // the name in the definition (where notes point)
-  SourceRange body;            // the whole definition
+  std::string name;               // "forward"
+  std::string qualified_name;     // module-relative: "Model.forward", "outer.<locals>.inner"
+  SourceRange range;              // the name in the definition (where notes point)
+  SourceRange body;               // the whole definition
   std::vector<Parameter> params;  // `self` included for methods
   std::vector<Event> events;      // in source order
   bool is_method = false;
-  bool is_module_level = false;   // the synthetic function for top-level statements
+  bool is_module_level = false;  // the synthetic function for top-level statements
   // Python: memoized (functools.cache, lru_cache): its body runs once per arguments, capture or
   // not, so what it does once is by design.
   bool memoized = false;
@@ -161,14 +191,18 @@ struct FunctionModel {
   std::vector<SourceRange> loops;
   // Autocast and stream blocks, and waits between streams, in source order.
   std::vector<ContextBlock> contexts;
+  // The tests events run under (Event::test), and the parameters whose literal matters: tested
+  // here, or passed on to a call (bit i: params[i]).
+  std::vector<StaticTest> tests;
+  std::uint64_t literal_params = 0;
 };
 
 struct CaptureRegion {
   RegionKind kind = RegionKind::kGraphContext;
-  SourceRange site;          // the with item / capture_begin() / compile call / decorator
-  std::string graph;         // graph object expression, "" when there is none
-  std::string stream;        // capture stream expression, "" = the library's default side stream
-  std::string pool;          // memory pool expression, "" when none is shared
+  SourceRange site;    // the with item / capture_begin() / compile call / decorator
+  std::string graph;   // graph object expression, "" when there is none
+  std::string stream;  // capture stream expression, "" = the library's default side stream
+  std::string pool;    // memory pool expression, "" when none is shared
   // Capture mode: "global", "thread_local", "relaxed"; "" when not known (the default is global).
   std::string mode;
   bool dynamo_traced = false;
@@ -202,9 +236,9 @@ struct CaptureRegion {
 };
 
 struct SourceComment {
-  std::uint32_t line = 0;   // 0-based
-  std::uint32_t column = 0; // byte column of the comment marker
-  std::string text;         // including the marker (`# ...`, `// ...`)
+  std::uint32_t line = 0;    // 0-based
+  std::uint32_t column = 0;  // byte column of the comment marker
+  std::string text;          // including the marker (`# ...`, `// ...`)
 };
 
 // A problem with the input itself (does not parse, not UTF-8, too large): reported as a notice,

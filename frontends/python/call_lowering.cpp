@@ -102,7 +102,8 @@ ExprInfo FunctionLowering::evalCall(TSNode call) {
     case Callee::Kind::kSuperMethod: {
       std::int32_t class_index = decl().class_index;
       if (class_index < 0) return {};
-      for (std::int32_t base : file_.index.classes[static_cast<std::size_t>(class_index)].base_classes) {
+      for (std::int32_t base :
+           file_.index.classes[static_cast<std::size_t>(class_index)].base_classes) {
         FunctionId method = findMethod(file_.index, base, callee.name);
         if (method != kNoFunction) return callFunction(method, call, arguments);
       }
@@ -190,14 +191,17 @@ FunctionLowering::Callee FunctionLowering::resolveCallee(TSNode function) {
   return callee;
 }
 
-void FunctionLowering::fillArguments(Event& event, const Arguments& arguments) const {
+void FunctionLowering::fillArguments(Event& event, const Arguments& arguments) {
+  event.arguments_complete = !arguments.syntax.has_splat;
   event.args.reserve(arguments.positional.size());
   for (std::size_t i = 0; i < arguments.positional.size(); ++i) {
     event.args.push_back(described(arguments.positional[i].value, arguments.syntax.positional[i]));
+    notePassedParameter(arguments.syntax.positional[i]);
   }
   for (std::size_t i = 0; i < arguments.keywords.size(); ++i) {
     const auto& [name, node] = arguments.syntax.keywords[i];
     event.keywords.push_back({std::string(name), described(arguments.keywords[i].value, node)});
+    notePassedParameter(node);
   }
 }
 
@@ -326,16 +330,16 @@ ExprInfo FunctionLowering::callApi(const std::string& qualified, TSNode call,
       result.object = ObjectKind::kTensorTuple;
       return result;
     case ApiKind::kDataDependent:
-      emitSync(call, std::string(canonical), file_.text.brief(call),
-               input ? input->value : Value{}, input_node, kFlagDataDependent);
+      emitSync(call, std::string(canonical), file_.text.brief(call), input ? input->value : Value{},
+               input_node, kFlagDataDependent);
       result.value = tensorValue();
       return result;
     case ApiKind::kWhere:
       if (arguments.positional.size() == 1 && arguments.keywords.empty() &&
           !arguments.syntax.has_splat) {
         // torch.where(cond): the indices of the true elements, a data-dependent size.
-        emitSync(call, std::string(canonical), file_.text.brief(call), arguments.positional[0].value,
-                 arguments.syntax.positional[0], kFlagDataDependent);
+        emitSync(call, std::string(canonical), file_.text.brief(call),
+                 arguments.positional[0].value, arguments.syntax.positional[0], kFlagDataDependent);
         result.object = ObjectKind::kTensorTuple;
         return result;
       }
@@ -348,16 +352,15 @@ ExprInfo FunctionLowering::callApi(const std::string& qualified, TSNode call,
         repeats_node = arguments.syntax.positional[0];
       }
       if (repeats != nullptr && mayBeTensor(repeats->value)) {
-        emitSync(call, std::string(canonical), file_.text.brief(call), repeats->value,
-                 repeats_node, kFlagDataDependent | kFlagNeedsTensor);
+        emitSync(call, std::string(canonical), file_.text.brief(call), repeats->value, repeats_node,
+                 kFlagDataDependent | kFlagNeedsTensor);
         result.value = tensorValue();
         return result;
       }
       return tensor_op(false);
     }
     case ApiKind::kDeviceSync:
-      emitSync(call, std::string(canonical), file_.text.brief(call), Value{}, TSNode{},
-               kFlagNone);
+      emitSync(call, std::string(canonical), file_.text.brief(call), Value{}, TSNode{}, kFlagNone);
       return {};
     case ApiKind::kCaptureQuery:
       if (!quiet()) {
@@ -474,8 +477,8 @@ ExprInfo FunctionLowering::callBuiltin(const Callee& callee, TSNode call,
       return {};
     case BuiltinKind::kLen:
       if (first != nullptr) {
-        result.value = first->value.isTensor() ? hostConstant(ValueOrigin::kNone)
-                                               : hostResultOf(first->value);
+        result.value =
+            first->value.isTensor() ? hostConstant(ValueOrigin::kNone) : hostResultOf(first->value);
       }
       return result;
     case BuiltinKind::kStructural:
@@ -565,8 +568,8 @@ ExprInfo FunctionLowering::callMethod(Callee& callee, TSNode call, const Argumen
     case ObjectKind::kEvent:
       if (lowerStreamMethod(callee, call, arguments)) return result;
       if (name == "synchronize" || name == "query") {
-        std::string api = receiver.object == ObjectKind::kStream ? "torch.cuda.Stream."
-                                                                 : "torch.cuda.Event.";
+        std::string api =
+            receiver.object == ObjectKind::kStream ? "torch.cuda.Stream." : "torch.cuda.Event.";
         emitSync(call, api + std::string(name), file_.text.brief(call), receiver.value,
                  callee.receiver_node, kFlagNone);
         if (name == "query") result.value = hostVarying(ValueOrigin::kHostCall);
@@ -707,8 +710,8 @@ ExprInfo FunctionLowering::callTensorMethod(const Callee& callee, TSNode call,
     // A stream or event object we could not follow, named as one (self.copy_stream).
     std::string_view receiver_text = textOf(callee.receiver_node);
     std::size_t dot = receiver_text.rfind('.');
-    std::string_view last = dot == std::string_view::npos ? receiver_text
-                                                          : receiver_text.substr(dot + 1);
+    std::string_view last =
+        dot == std::string_view::npos ? receiver_text : receiver_text.substr(dot + 1);
     bool stream = containsIgnoringCase(last, "stream");
     if (stream || containsIgnoringCase(last, "event")) {
       emitSync(call, stream ? "torch.cuda.Stream.synchronize" : "torch.cuda.Event.synchronize",
@@ -767,8 +770,8 @@ void FunctionLowering::captureBegin(const Callee& callee, TSNode call, const Arg
   if (!stream_stack_.empty()) region.stream = std::string(stream_stack_.back());
   std::int32_t index = file_.addRegion(std::move(region), currentRegion());
   region_stack_.push_back(index);
-  open_captures_.push_back({textOf(callee.receiver_node), index,
-                            callee.receiver.object == ObjectKind::kCudaGraph});
+  open_captures_.push_back(
+      {textOf(callee.receiver_node), index, callee.receiver.object == ObjectKind::kCudaGraph});
   openRegionExtent(index, call);
 }
 

@@ -1,5 +1,6 @@
 #include "frontends/python/declarations.h"
 
+#include "analyzer/model/literal_key.h"
 #include "frontends/python/python_apis.h"
 
 namespace graphsafe::python {
@@ -254,6 +255,7 @@ class DeclarationPass {
       TSSymbol symbol = ts_node_symbol(parameter);
       TSNode name{};
       TSNode type{};
+      TSNode fallback{};  // the default value
       if (symbol == g_.identifier) {
         name = parameter;
       } else if (symbol == g_.typed_parameter) {
@@ -261,9 +263,11 @@ class DeclarationPass {
         type = field(parameter, g_.f_type);
       } else if (symbol == g_.default_parameter) {
         name = field(parameter, g_.f_name);
+        fallback = field(parameter, g_.f_value);
       } else if (symbol == g_.typed_default_parameter) {
         name = field(parameter, g_.f_name);
         type = field(parameter, g_.f_type);
+        fallback = field(parameter, g_.f_value);
       } else if (symbol == g_.list_splat_pattern || symbol == g_.dictionary_splat_pattern) {
         name = parameter;
       } else if (symbol == g_.tuple_pattern) {
@@ -277,6 +281,8 @@ class DeclarationPass {
       if (isNull(name)) continue;
       Parameter entry;
       entry.name = std::string(text_.of(name));
+      entry.variadic = splat;
+      if (!isNull(fallback)) entry.default_literal = literalKey(text_.of(fallback)).value_or("");
       function.params.push_back(std::move(entry));
       decl.param_names.push_back(name);
       decl.param_types.push_back(type);
@@ -329,6 +335,7 @@ FunctionId declareLambda(TSNode lambda, FunctionId parent, CursorPool& pool, con
       if (!is(name, g.identifier)) continue;
       Parameter entry;
       entry.name = std::string(text.of(name));
+      entry.variadic = splat;
       function.params.push_back(std::move(entry));
       decl.param_names.push_back(name);
       decl.param_types.emplace_back();

@@ -4,7 +4,8 @@
 //   - the `elif`/`else` sides of `if capturing:` (or `if capturing or ...:`);
 //   - the rest of a block after `if capturing: raise|return|continue|break`, after
 //     `assert not capturing`, and after a call to a helper of this file that raises under
-//     capture (`def reject(): if torch.cuda.is_current_stream_capturing(): raise ...`).
+//     capture (`def reject(): if torch.cuda.is_current_stream_capturing(): raise ...`, also
+//     after returning for tensors that are not on a CUDA device and inside `with` blocks).
 // The region walk skips these events: no rule reports them, and calls made there are not
 // followed.
 #include "frontends/python/function_lowering.h"
@@ -75,15 +76,70 @@ bool FunctionLowering::alwaysExits(TSNode block, bool raise_only, int depth) con
   return has_else;
 }
 
+bool FunctionLowering::testsNotOnDevice(TSNode condition) const {
+  condition = unparenthesize(file_.pool, condition);
+  bool negated = false;
+  if (is(condition, g_.not_operator)) {
+    negated = true;
+    condition = unparenthesize(file_.pool, field(condition, g_.f_argument));
+  }
+  if (is(condition, g_.attribute)) {
+    // `not x.is_cuda`, `x.is_cpu`
+    std::string_view name = textOf(field(condition, g_.f_attribute));
+    return negated ? name == "is_cuda" : name == "is_cpu";
+  }
+  if (is(condition, g_.call)) {
+    // `not torch.cuda.is_available()`
+    return negated && canonicalApiName(importedNameOf(field(condition, g_.f_function))) ==
+                          "torch.cuda.is_available";
+  }
+  if (negated || !is(condition, g_.comparison_operator)) return false;
+  // `device.type != "cuda"`, `x.device.type == "cpu"`
+  std::string op;
+  TSNode operands[2] = {};
+  int count = 0;
+  for (Children it(file_.pool, condition, true); it.valid(); it.next()) {
+    if (it.field() == g_.f_operators) {
+      op += textOf(it.node());
+    } else if (ts_node_is_named(it.node()) && count < 2) {
+      operands[count++] = it.node();
+    }
+  }
+  std::string_view device;
+  TSNode type = unparenthesize(file_.pool, operands[0]);
+  if (count != 2 || !is(type, g_.attribute) || textOf(field(type, g_.f_attribute)) != "type" ||
+      !plainStringValue(file_.pool, file_.text, operands[1], device)) {
+    return false;
+  }
+  return (op == "!=" && device == "cuda") || (op == "==" && device == "cpu");
+}
+
 bool FunctionLowering::raisesUnderCapture(FunctionId function) const {
   if (function >= file_.index.functions.size()) return false;
   const FunctionDecl& callee = file_.index.functions[function];
   if (callee.is_lambda || isNull(callee.node)) return false;
-  // Its body opens with plain statements (a docstring, assignments), then the guard.
-  for (Children it(file_.pool, field(callee.node, g_.f_body)); it.valid(); it.next()) {
+  return rejectsCapture(field(callee.node, g_.f_body), function, 0);
+}
+
+bool FunctionLowering::rejectsCapture(TSNode block, FunctionId function, int depth) const {
+  if (isNull(block) || depth > kMaxExitDepth) return false;
+  // The body opens with plain statements (a docstring, assignments), returns for tensors not on
+  // a CUDA device (no capture there), and `with` blocks, then the guard.
+  for (Children it(file_.pool, block); it.valid(); it.next()) {
     TSNode statement = it.node();
     if (is(statement, g_.comment) || is(statement, g_.expression_statement)) continue;
+    if (is(statement, g_.with_statement)) {
+      return rejectsCapture(field(statement, g_.f_body), function, depth + 1);
+    }
     if (!is(statement, g_.if_statement)) return false;
+    bool has_alternative = false;
+    for (Children side(file_.pool, statement); side.valid(); side.next()) {
+      has_alternative = has_alternative || side.field() == g_.f_alternative;
+    }
+    if (!has_alternative && testsNotOnDevice(field(statement, g_.f_condition)) &&
+        alwaysExits(field(statement, g_.f_consequence), false, 0)) {
+      continue;
+    }
     TSNode condition = unparenthesize(file_.pool, field(statement, g_.f_condition));
     if (!is(condition, g_.call)) return false;
     TSNode callee_node = unparenthesize(file_.pool, field(condition, g_.f_function));

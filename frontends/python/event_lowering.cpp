@@ -24,9 +24,9 @@ class DepthGuard {
 
 std::string operatorApi(std::string_view op) {
   static constexpr std::pair<std::string_view, std::string_view> kNames[] = {
-      {"+", "add"},     {"-", "sub"},      {"*", "mul"},      {"/", "truediv"}, {"//", "floordiv"},
-      {"%", "mod"},     {"**", "pow"},     {"@", "matmul"},   {"&", "and_"},    {"|", "or_"},
-      {"^", "xor"},     {"<<", "lshift"},  {">>", "rshift"}};
+      {"+", "add"}, {"-", "sub"},     {"*", "mul"},    {"/", "truediv"}, {"//", "floordiv"},
+      {"%", "mod"}, {"**", "pow"},    {"@", "matmul"}, {"&", "and_"},    {"|", "or_"},
+      {"^", "xor"}, {"<<", "lshift"}, {">>", "rshift"}};
   for (const auto& [token, name] : kNames) {
     if (token == op) return "operator." + std::string(name);
   }
@@ -58,6 +58,8 @@ void FunctionLowering::run() {
   if (mode_ != Mode::kNormal) return;
   file_.model.functions[id_].memoized = isMemoized();
   file_.model.functions[id_].events = std::move(events_);
+  file_.model.functions[id_].tests = std::move(tests_);
+  file_.model.functions[id_].literal_params = literal_params_;
   if (file_.final_bindings.size() <= id_) file_.final_bindings.resize(id_ + 1);
   file_.final_bindings[id_] = std::move(bindings_);
 }
@@ -237,9 +239,8 @@ void FunctionLowering::bindTarget(TSNode target, const ExprInfo& info, TSNode va
     setBinding(textOf(target), info);
     noteBinding(target, info, value, augmented);
     noteHostWrite(target, ExprInfo{}, info, augmented);
-  } else if (symbol == g_.pattern_list || symbol == g_.tuple_pattern ||
-             symbol == g_.list_pattern || symbol == g_.expression_list || symbol == g_.tuple ||
-             symbol == g_.list) {
+  } else if (symbol == g_.pattern_list || symbol == g_.tuple_pattern || symbol == g_.list_pattern ||
+             symbol == g_.expression_list || symbol == g_.tuple || symbol == g_.list) {
     ExprInfo element = elementOf(info);
     for (Children it(file_.pool, target); it.valid(); it.next()) {
       bindTarget(it.node(), element, TSNode{});
@@ -269,7 +270,8 @@ void FunctionLowering::bindTarget(TSNode target, const ExprInfo& info, TSNode va
 void FunctionLowering::recordSelfAttribute(std::string_view name, const ExprInfo& info,
                                            TSNode value, bool augmented) {
   if (mode_ != Mode::kRecordAttributes || self_class_ < 0 || name.empty()) return;
-  AttributeFacts& facts = file_.index.classes[static_cast<std::size_t>(self_class_)].attributes[name];
+  AttributeFacts& facts =
+      file_.index.classes[static_cast<std::size_t>(self_class_)].attributes[name];
   facts.seen = true;
   bool is_none = !augmented && is(unparenthesize(file_.pool, value), g_.none);
   if (!is_none) {
@@ -285,8 +287,8 @@ void FunctionLowering::recordSelfAttribute(std::string_view name, const ExprInfo
     facts.any_tensor = facts.any_tensor || tensor;
     facts.constant_everywhere =
         facts.constant_everywhere && info.value.kind == ValueKind::kHostConstant;
-    facts.plain_everywhere = facts.plain_everywhere && info.object == ObjectKind::kNone &&
-                             info.function == kNoFunction;
+    facts.plain_everywhere =
+        facts.plain_everywhere && info.object == ObjectKind::kNone && info.function == kNoFunction;
   }
   if (file_.model.functions[id_].name != "__init__") facts.written_after_init = true;
 }
@@ -348,8 +350,8 @@ ExprInfo FunctionLowering::loopElement(TSNode iterable, const ExprInfo& info) {
     TSNode callee = field(node, g_.f_function);
     if (isUnshadowedBuiltin(callee, "range")) {
       // An int whatever the bound; it varies only if the bound does.
-      element.value = info.value.isHostVarying() ? info.value
-                                                 : hostConstant(ValueOrigin::kLoopVariable);
+      element.value =
+          info.value.isHostVarying() ? info.value : hostConstant(ValueOrigin::kLoopVariable);
       return element;
     }
   }
@@ -380,8 +382,8 @@ ExprInfo FunctionLowering::loopElement(TSNode iterable, const ExprInfo& info) {
 void FunctionLowering::bindLoopTarget(TSNode target, TSNode iterable, const ExprInfo& info) {
   TSNode node = unparenthesize(file_.pool, iterable);
   TSNode pattern = unparenthesize(file_.pool, target);
-  bool is_pattern = is(pattern, g_.pattern_list) || is(pattern, g_.tuple_pattern) ||
-                    is(pattern, g_.list_pattern);
+  bool is_pattern =
+      is(pattern, g_.pattern_list) || is(pattern, g_.tuple_pattern) || is(pattern, g_.list_pattern);
   if (is_pattern && is(node, g_.call)) {
     TSNode callee = field(node, g_.f_function);
     bool enumerate = isUnshadowedBuiltin(callee, "enumerate");
@@ -416,7 +418,7 @@ void FunctionLowering::lowerBlock(TSNode block) {
   DepthGuard guard(depth_);
   std::size_t eager_from = events_.size();
   bool eager = false;
-  const std::size_t narrowed = narrowed_.size();
+  const NarrowMark narrowed = narrowMark();
   for (Children it(file_.pool, block); it.valid(); it.next()) {
     std::size_t before = events_.size();
     lowerStatement(it.node());
@@ -513,10 +515,9 @@ ExprInfo FunctionLowering::lowerAssignment(TSNode node) {
   // `a, b = x.sum(), 5`: element by element when both sides have the same shape.
   TSNode pattern = unparenthesize(file_.pool, left);
   TSNode values = unparenthesize(file_.pool, right);
-  bool is_pattern = is(pattern, g_.pattern_list) || is(pattern, g_.tuple_pattern) ||
-                    is(pattern, g_.list_pattern);
-  bool is_sequence = is(values, g_.expression_list) || is(values, g_.tuple) ||
-                     is(values, g_.list);
+  bool is_pattern =
+      is(pattern, g_.pattern_list) || is(pattern, g_.tuple_pattern) || is(pattern, g_.list_pattern);
+  bool is_sequence = is(values, g_.expression_list) || is(values, g_.tuple) || is(values, g_.list);
   if (is_pattern && is_sequence &&
       ts_node_named_child_count(pattern) == ts_node_named_child_count(values)) {
     std::vector<std::pair<TSNode, ExprInfo>> evaluated;
@@ -560,7 +561,7 @@ void FunctionLowering::lowerIf(TSNode node) {
   // Per if/elif clause: where its condition's events start and end, and where its body's end.
   std::vector<std::array<std::size_t, 3>> clauses{{before, events_.size(), 0}};
   host_.once_depth += once ? 1 : 0;
-  std::size_t narrowed = narrowBy(field(node, g_.f_condition), true);
+  NarrowMark narrowed = narrowBy(field(node, g_.f_condition), true);
   lowerConditionalBlock(field(node, g_.f_consequence));
   endNarrowing(narrowed);
   host_.once_depth -= once ? 1 : 0;
@@ -578,7 +579,7 @@ void FunctionLowering::lowerIf(TSNode node) {
       std::size_t condition_begin = events_.size();
       condition(field(clause, g_.f_condition));
       clauses.push_back({condition_begin, events_.size(), 0});
-      std::size_t clause_narrowed = narrowBy(field(clause, g_.f_condition), true);
+      NarrowMark clause_narrowed = narrowBy(field(clause, g_.f_condition), true);
       lowerConditionalBlock(field(clause, g_.f_consequence));
       endNarrowing(clause_narrowed);
       narrowBy(field(clause, g_.f_condition), false);  // the later clauses
@@ -656,12 +657,12 @@ void FunctionLowering::lowerWith(TSNode node) {
   stream_stack_.resize(stream_stack_.size() - std::min(streams, stream_stack_.size()));
 }
 
-void FunctionLowering::lowerWithItem(TSNode item, TSNode target,
-                                     std::vector<std::int32_t>& regions, std::size_t& streams) {
+void FunctionLowering::lowerWithItem(TSNode item, TSNode target, std::vector<std::int32_t>& regions,
+                                     std::size_t& streams) {
   if (is(item, g_.call)) {
     std::string qualified = importedNameOf(unparenthesize(file_.pool, field(item, g_.f_function)));
-    ApiKind kind = qualified.empty() ? ApiKind::kNone
-                                     : classifyFunction(canonicalApiName(qualified));
+    ApiKind kind =
+        qualified.empty() ? ApiKind::kNone : classifyFunction(canonicalApiName(qualified));
     if (kind == ApiKind::kGraphContext || kind == ApiKind::kStreamContext) {
       Arguments& arguments = argumentsSlot();
       evalArguments(field(item, g_.f_arguments), arguments);  // evaluated before the capture
@@ -773,8 +774,8 @@ ExprInfo FunctionLowering::dispatch(TSNode node) {
   if (symbol == g_.unary_operator) {
     ExprInfo operand = eval(field(node, g_.f_argument));
     ExprInfo info;
-    info.value = operand.value.isKnownHost() ? hostResultOf(operand.value)
-                                             : tensorResultOf(operand.value);
+    info.value =
+        operand.value.isKnownHost() ? hostResultOf(operand.value) : tensorResultOf(operand.value);
     info.mask = operand.mask;  // ~mask
     return info;
   }
@@ -799,8 +800,7 @@ ExprInfo FunctionLowering::dispatch(TSNode node) {
     if (is(name, g_.identifier)) setBinding(textOf(name), info);
     return info;
   }
-  if (symbol == g_.list || symbol == g_.tuple || symbol == g_.set ||
-      symbol == g_.expression_list) {
+  if (symbol == g_.list || symbol == g_.tuple || symbol == g_.set || symbol == g_.expression_list) {
     return evalSequence(node);
   }
   if (symbol == g_.list_comprehension || symbol == g_.set_comprehension ||
@@ -814,10 +814,9 @@ ExprInfo FunctionLowering::dispatch(TSNode node) {
   }
   if (symbol == g_.yield) return lowerYield(node);
   if (symbol == g_.dictionary) return evalDictionary(node);
-  if (symbol == g_.pair || symbol == g_.await ||
-      symbol == g_.list_splat || symbol == g_.dictionary_splat ||
-      symbol == g_.parenthesized_list_splat || symbol == g_.slice || symbol == g_.as_pattern ||
-      symbol == g_.keyword_argument) {
+  if (symbol == g_.pair || symbol == g_.await || symbol == g_.list_splat ||
+      symbol == g_.dictionary_splat || symbol == g_.parenthesized_list_splat ||
+      symbol == g_.slice || symbol == g_.as_pattern || symbol == g_.keyword_argument) {
     return evalChildren(node);
   }
   return {};
@@ -837,8 +836,8 @@ ExprInfo FunctionLowering::condition(TSNode node) {
     // Each operand of a condition is tested for truth on its own; the right one runs only when
     // the left one holds (`and`) or does not (`or`).
     ExprInfo left = condition(field(node, g_.f_left));
-    std::size_t narrowed = narrowBy(field(node, g_.f_left),
-                                           textOf(field(node, g_.f_operator)) == "and");
+    NarrowMark narrowed =
+        narrowBy(field(node, g_.f_left), textOf(field(node, g_.f_operator)) == "and");
     ExprInfo right = condition(field(node, g_.f_right));
     endNarrowing(narrowed);
     ExprInfo info;
@@ -1056,12 +1055,13 @@ ExprInfo FunctionLowering::evalComparison(TSNode node) {
 ExprInfo FunctionLowering::evalConditional(TSNode node) {
   TSNode parts[3] = {};
   int count = 0;
-  for (Children it(file_.pool, node); it.valid() && count < 3; it.next()) parts[count++] = it.node();
+  for (Children it(file_.pool, node); it.valid() && count < 3; it.next())
+    parts[count++] = it.node();
   if (count < 3) return evalChildren(node);
   std::size_t before = events_.size();
   condition(parts[1]);
   std::size_t condition_end = events_.size();
-  std::size_t narrowed = narrowBy(parts[1], true);
+  NarrowMark narrowed = narrowBy(parts[1], true);
   ExprInfo body = eval(parts[0]);
   endNarrowing(narrowed);
   std::size_t body_end = events_.size();
@@ -1161,6 +1161,7 @@ Event& FunctionLowering::emit(EventKind kind, TSNode range_node) {
   event.kind = kind;
   event.range = file_.text.range(range_node);
   event.region = currentRegion();
+  event.test = current_test_;
   return event;
 }
 

@@ -61,6 +61,24 @@ FunctionId FileLowering::lambdaFunction(TSNode lambda, FunctionId parent) {
   return it->second;
 }
 
+TSNode FileLowering::moduleAssignment(std::string_view name) {
+  if (!module_assignments_read_) {
+    module_assignments_read_ = true;
+    for (Children statement(pool, root); statement.valid(); statement.next()) {
+      if (!is(statement.node(), g.expression_statement)) continue;
+      TSNode assignment = firstNamedChild(pool, statement.node());
+      if (!is(assignment, g.assignment)) continue;
+      TSNode target = field(assignment, g.f_left);
+      TSNode value = field(assignment, g.f_right);
+      if (is(target, g.identifier) && !isNull(value) && !is(value, g.assignment)) {
+        module_assignments_.emplace(text.of(target), value);
+      }
+    }
+  }
+  auto it = module_assignments_.find(name);
+  return it == module_assignments_.end() ? TSNode{} : it->second;
+}
+
 bool FileLowering::moduleGlobal(std::string_view name, ExprInfo& out) const {
   if (final_bindings.empty()) return false;
   const Bindings& module = final_bindings.front();
@@ -106,8 +124,8 @@ void FileLowering::addDecoratorRegions() {
       if (!is(it.node(), g.decorator)) continue;
       TSNode expression = unparenthesize(pool, firstNamedChild(pool, it.node()));
       if (!is(expression, g.call)) continue;  // a bare @torch.compile uses the default mode
-      std::string callee = importedName(field(expression, g.f_function), pool, text,
-                                        index.imports, [](std::string_view) { return false; });
+      std::string callee = importedName(field(expression, g.f_function), pool, text, index.imports,
+                                        [](std::string_view) { return false; });
       if (canonicalApiName(callee) != "torch.compile") continue;
       readArguments(pool, text, field(expression, g.f_arguments), arguments);
       if (!compileUsesCudaGraphs(pool, text, arguments)) continue;

@@ -56,6 +56,9 @@ class FileLowering {
   std::int32_t addRegion(CaptureRegion region, std::int32_t parent);
   void dropRegion(std::int32_t region) { region_dead_[static_cast<std::size_t>(region)] = true; }
 
+  // The value of the top-level `name = value` assignment that binds `name` (null when none).
+  TSNode moduleAssignment(std::string_view name);
+
   // The function of a lambda used as a callable, created on first use.
   FunctionId lambdaFunction(TSNode lambda, FunctionId parent);
 
@@ -73,6 +76,8 @@ class FileLowering {
   std::vector<std::int32_t> region_parent_;
   std::vector<bool> region_dead_;
   std::unordered_map<const void*, FunctionId> lambdas_;
+  std::unordered_map<std::string_view, TSNode> module_assignments_;
+  bool module_assignments_read_ = false;
 };
 
 }  // namespace graphsafe::python

@@ -49,8 +49,16 @@ class FunctionLowering {
 
   // What a call's callee turned out to be.
   struct Callee {
-    enum class Kind : std::uint8_t { kUnknown, kFunction, kClass, kApi, kBuiltin, kMethod,
-                                     kSuperMethod, kValue };
+    enum class Kind : std::uint8_t {
+      kUnknown,
+      kFunction,
+      kClass,
+      kApi,
+      kBuiltin,
+      kMethod,
+      kSuperMethod,
+      kValue
+    };
     Kind kind = Kind::kUnknown;
     FunctionId function = kNoFunction;
     std::int32_t class_index = -1;
@@ -152,6 +160,10 @@ class FunctionLowering {
   int captureSense(TSNode condition, std::size_t first_event, int depth) const;
   bool alwaysExits(TSNode block, bool raise_only, int depth) const;
   bool raisesUnderCapture(FunctionId function) const;
+  bool rejectsCapture(TSNode block, FunctionId function, int depth) const;
+  // `device.type != "cuda"`, `not x.is_cuda`, `not torch.cuda.is_available()`: nothing on
+  // this path runs on a CUDA device, so nothing is captured.
+  bool testsNotOnDevice(TSNode condition) const;
   // The statement (lowered from `first_event` on) leaves its block whenever capturing.
   bool exitsUnderCapture(TSNode statement, std::size_t first_event) const;
   void markEagerOnly(std::size_t begin, std::size_t end);
@@ -170,13 +182,42 @@ class FunctionLowering {
   // What `condition` evaluating to `when_true` proves about names.
   void narrowedNames(TSNode condition, bool when_true, std::vector<NarrowedName>& out,
                      int depth) const;
-  std::size_t narrowBy(TSNode condition, bool when_true);  // returns a mark
-  void endNarrowing(std::size_t mark);
+  // What narrowBy changed: names narrowed and static tests pushed, undone by endNarrowing.
+  struct NarrowMark {
+    std::size_t names = 0;
+    std::int32_t test = -1;
+  };
+  NarrowMark narrowMark() const { return {narrowed_.size(), current_test_}; }
+  NarrowMark narrowBy(TSNode condition, bool when_true);
+  void endNarrowing(NarrowMark mark);
   void narrowedRead(std::string_view name, ExprInfo& info) const;
   void forgetNarrowing(std::string_view name);
   void noteTypeTestAlias(TSNode target, TSNode value);
   // After `if isinstance(...): return` or `assert isinstance(...)`: narrowed to the block's end.
   void narrowAfter(TSNode statement);
+  // ---- tests on parameters, conditions decided statically (static_conditions.cpp) ----
+  // A value known without running the program: a literal's key (literal_key.h), or a sequence
+  // of them.
+  struct Constant {
+    bool known = false;
+    bool sequence = false;
+    std::string key;
+    std::vector<std::string> items;
+    bool truthy() const;
+  };
+  static Constant boolConstant(bool value);
+  static Constant literalNone();
+  Constant constantOf(TSNode node, int depth) const;
+  Constant comparisonConstant(TSNode node, int depth) const;
+  Constant moduleConstant(std::string_view name, int depth) const;
+  Constant callConstant(TSNode call, int depth) const;
+  // The parameter `node` names, when the body never binds it again.
+  std::optional<std::uint32_t> testedParameter(TSNode node) const;
+  void pushStaticTest(StaticTest::Op op, std::uint32_t param, std::string literal);
+  // A parameter passed on as a call's argument: the walk carries the literal it holds.
+  void notePassedParameter(TSNode argument);
+  // The tests `condition` evaluating to `when_true` makes, pushed on the current chain.
+  void addStaticTests(TSNode condition, bool when_true, int depth);
   bool isCaptureFlag(TSNode node) const;
   std::vector<std::string> deviceWork(std::size_t begin, std::size_t end) const;
   void markCaptureBranch(std::size_t condition_begin, std::size_t condition_end,
@@ -188,9 +229,7 @@ class FunctionLowering {
   void graphedCallables(TSNode call, const Arguments& arguments);
   void compileRegion(const ExprInfo& target, TSNode site);
   FunctionId callableTarget(const ExprInfo& info, std::string& qualified);
-  std::int32_t currentRegion() const {
-    return region_stack_.empty() ? -1 : region_stack_.back();
-  }
+  std::int32_t currentRegion() const { return region_stack_.empty() ? -1 : region_stack_.back(); }
   void popRegion(std::int32_t region);
 
   // ---- flow between capture and replay (flow_lowering.cpp) ----
@@ -223,6 +262,7 @@ class FunctionLowering {
 
   // ---- host values read under capture (host_value_origins.cpp) ----
   void openRegionExtent(std::int32_t region, TSNode site);
+  const BindingSites& bindingSites() const;  // built on first use
   bool capturedOnceIn(TSNode loop, TSNode site) const;
   ExprInfo regionRead(TSNode node, ExprInfo info);
   void bindLocalAttribute(TSNode target, const ExprInfo& info);
@@ -251,8 +291,8 @@ class FunctionLowering {
   // ---- host side effects (side_effect_lowering.cpp) ----
   enum class Lifetime : std::uint8_t { kFresh, kOutlives, kParameter };
   Lifetime lifetimeOf(TSNode node) const;
-  void emitHostEffect(TSNode range_node, std::string api, const Value& subject,
-                      TSNode subject_node, std::uint16_t flags);
+  void emitHostEffect(TSNode range_node, std::string api, const Value& subject, TSNode subject_node,
+                      std::uint16_t flags);
   void noteGlobalDeclaration(TSNode statement);
   void noteHostWrite(TSNode target, const ExprInfo& base, const ExprInfo& info, bool augmented);
   void noteContainerMethod(const Callee& callee, TSNode call, const Arguments& arguments);
@@ -289,7 +329,7 @@ class FunctionLowering {
   // ---- events ----
   Event& emit(EventKind kind, TSNode range_node);
   Value described(const Value& value, TSNode node) const;
-  void fillArguments(Event& event, const Arguments& arguments) const;
+  void fillArguments(Event& event, const Arguments& arguments);
   void emitBranch(TSNode node, const Value& subject);
   void emitSync(TSNode range_node, std::string api, std::string text, const Value& subject,
                 TSNode subject_node, std::uint16_t flags);
@@ -321,6 +361,10 @@ class FunctionLowering {
   // Names narrowed here (isinstance and device tests), and locals bound to such a test.
   std::vector<NarrowedName> narrowed_;
   std::unordered_map<std::string_view, TSNode> type_test_aliases_;
+  // Static tests (FunctionModel::tests) and the innermost one the code being lowered runs under.
+  std::vector<StaticTest> tests_;
+  std::uint64_t literal_params_ = 0;
+  std::int32_t current_test_ = -1;
   // Loop variables over a module's modules()/children(): name -> the module's path.
   std::unordered_map<std::string_view, std::string> submodule_loops_;
   // Names bound to a torch.optim optimizer: their step() is work a capture must warm up.

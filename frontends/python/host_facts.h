@@ -33,8 +33,8 @@ struct StreamFact {
 };
 
 struct FunctionHostFacts {
-  // Built when the function opens its first region: most functions never need it.
-  std::unique_ptr<BindingSites> sites;
+  // Built on first use (a region, a test on a parameter): most functions never need it.
+  mutable std::unique_ptr<BindingSites> sites;
   std::vector<RegionExtent> extents;
   std::vector<StreamFact> forked;    // side streams made to wait on the capture stream
   std::vector<StreamFact> recorded;  // events recorded on a known stream

@@ -52,20 +52,25 @@ void FunctionLowering::openRegionExtent(std::int32_t region, TSNode site) {
     // capture_begin(): the region runs until the first capture_end() after it in this function.
     TSNode function = decl().node;
     std::string_view all = file_.text.all();
-    auto limit = isNull(function) ? static_cast<std::uint32_t>(all.size())
-                                  : ts_node_end_byte(function);
+    auto limit =
+        isNull(function) ? static_cast<std::uint32_t>(all.size()) : ts_node_end_byte(function);
     std::size_t found = all.find("capture_end", extent.end);
     extent.end = found != std::string_view::npos && found < limit
                      ? static_cast<std::uint32_t>(found)
                      : limit;
   }
   host_.extents.push_back(extent);
+  bindingSites();
+}
+
+const BindingSites& FunctionLowering::bindingSites() const {
   if (!host_.sites) {
     host_.sites = std::make_unique<BindingSites>();
     TSNode node_of_function = decl().node;
     TSNode body = id_ == 0 ? file_.root : field(node_of_function, g_.f_body);
     host_.sites->collect(body, file_.pool, file_.text);
   }
+  return *host_.sites;
 }
 
 bool FunctionLowering::capturedOnceIn(TSNode loop, TSNode site) const {

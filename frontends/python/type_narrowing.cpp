@@ -6,7 +6,8 @@
 //   - a tensor in host memory: `x.is_cuda` false, `x.is_cpu` true, `x.device.type == "cpu"`
 //     true. Its `.item()`, `.tolist()`, `.cpu()` there wait for no device.
 // Through a local bound to the test too (`is_tensor = isinstance(x, torch.Tensor)`). A name
-// bound again under the test is no longer narrowed.
+// bound again under the test is no longer narrowed. The same scopes carry the static tests on
+// parameters and constants (static_conditions.cpp).
 #include <algorithm>
 
 #include "frontends/python/function_lowering.h"
@@ -142,14 +143,18 @@ void FunctionLowering::narrowedNames(TSNode condition, bool when_true,
   }
 }
 
-std::size_t FunctionLowering::narrowBy(TSNode condition, bool when_true) {
-  const std::size_t mark = narrowed_.size();
-  if (!isNull(condition)) narrowedNames(condition, when_true, narrowed_, 0);
+FunctionLowering::NarrowMark FunctionLowering::narrowBy(TSNode condition, bool when_true) {
+  const NarrowMark mark = narrowMark();
+  if (!isNull(condition)) {
+    narrowedNames(condition, when_true, narrowed_, 0);
+    addStaticTests(condition, when_true, 0);
+  }
   return mark;
 }
 
-void FunctionLowering::endNarrowing(std::size_t mark) {
-  if (mark < narrowed_.size()) narrowed_.resize(mark);
+void FunctionLowering::endNarrowing(NarrowMark mark) {
+  if (mark.names < narrowed_.size()) narrowed_.resize(mark.names);
+  current_test_ = mark.test;
 }
 
 void FunctionLowering::narrowedRead(std::string_view name, ExprInfo& info) const {
