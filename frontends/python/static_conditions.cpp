@@ -162,7 +162,8 @@ FunctionLowering::Constant FunctionLowering::callConstant(TSNode call, int depth
   CallArguments arguments;
   readArguments(file_.pool, file_.text, field(call, g_.f_arguments), arguments);
   if (arguments.has_splat) return {};
-  std::string_view canonical = canonicalApiName(importedNameOf(callee));
+  const std::string qualified = importedNameOf(callee);  // canonical may point into it
+  std::string_view canonical = canonicalApiName(qualified);
   if (isEnvironmentGet(canonical)) {
     // The variable is unset: the default, or None.
     if (arguments.positional.empty()) return {};
