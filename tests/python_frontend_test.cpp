@@ -848,6 +848,8 @@ def run(x: torch.Tensor, y, r: torch.Tensor):
     x.repeat_interleave(r)
     x.repeat_interleave(2)
     torch.repeat_interleave(x, r)
+    torch.repeat_interleave(x, r, output_size=8)
+    x.repeat_interleave(r, dim=0, output_size=n)
 )");
   auto syncs = events(function(model, "run"), EventKind::kHostSync);
   std::vector<std::string> texts;

@@ -351,7 +351,9 @@ ExprInfo FunctionLowering::callApi(const std::string& qualified, TSNode call,
         repeats = &arguments.positional[0];  // torch.repeat_interleave(repeats)
         repeats_node = arguments.syntax.positional[0];
       }
-      if (repeats != nullptr && mayBeTensor(repeats->value)) {
+      // With output_size= the size is given: nothing is read back.
+      if (repeats != nullptr && mayBeTensor(repeats->value) &&
+          arguments.find("output_size") == nullptr) {
         emitSync(call, std::string(canonical), file_.text.brief(call), repeats->value, repeats_node,
                  kFlagDataDependent | kFlagNeedsTensor);
         result.value = tensorValue();
@@ -665,7 +667,8 @@ ExprInfo FunctionLowering::callTensorMethod(const Callee& callee, TSNode call,
       return result;
     case MethodKind::kRepeatInterleave: {
       const ExprInfo* repeats = arguments.find("repeats", 0);
-      if (repeats != nullptr && mayBeTensor(repeats->value)) {
+      if (repeats != nullptr && mayBeTensor(repeats->value) &&
+          arguments.find("output_size") == nullptr) {
         sync(kFlagDataDependent | kFlagNeedsTensor, repeats->value,
              arguments.syntax.find("repeats", 0));
       } else {
