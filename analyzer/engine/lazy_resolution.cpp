@@ -17,19 +17,26 @@ class ReachWalk {
   ReachWalk(const DefinitionIndex& index, std::vector<std::string>& missing)
       : index_(index), missing_(missing) {}
 
-  void fromRegion(const FileModel& file, std::size_t r) {
-    const CaptureRegion& region = file.regions[r];
-    FunctionRef start;
-    if (region.function != kNoFunction && region.function < file.functions.size()) {
-      start = {&file, &file.functions[region.function]};
-    } else if (!region.target_qualified.empty()) {
-      start = index_.resolve(region.target_qualified, &missing_);
+  // Every region of the file. The body regions of one function are followed in one pass over
+  // its events (the calls under any of them), not one pass per region: a function with
+  // thousands of captures stays linear.
+  void fromFile(const FileModel& file) {
+    std::vector<bool> has_body_region(file.functions.size(), false);
+    for (const CaptureRegion& region : file.regions) {
+      FunctionRef start;
+      if (region.function != kNoFunction && region.function < file.functions.size()) {
+        if (!region.whole_function) {
+          has_body_region[region.function] = true;
+          continue;
+        }
+        start = {&file, &file.functions[region.function]};
+      } else if (!region.target_qualified.empty()) {
+        start = index_.resolve(region.target_qualified, &missing_);
+      }
+      if (start) enqueue(start);
     }
-    if (!start) return;
-    if (region.whole_function) {
-      enqueue(start);
-    } else {
-      follow(start, static_cast<std::int32_t>(r));
+    for (std::size_t f = 0; f < file.functions.size(); ++f) {
+      if (has_body_region[f]) follow({&file, &file.functions[f]}, true);
     }
     drain();
   }
@@ -44,15 +51,15 @@ class ReachWalk {
     while (!pending_.empty()) {
       FunctionRef next = pending_.back();
       pending_.pop_back();
-      follow(next, -1);
+      follow(next, false);
     }
   }
 
-  // The calls of `function` (only those under `region` when it is not -1).
-  void follow(FunctionRef function, std::int32_t region) {
+  // The calls of `function` (only those under a capture region of its body when `in_regions`).
+  void follow(FunctionRef function, bool in_regions) {
     for (const Event& event : function.function->events) {
       if (event.kind != EventKind::kCall) continue;
-      if (region >= 0 && event.region != region) continue;
+      if (in_regions && event.region < 0) continue;
       if (event.callee != kNoFunction && event.callee < function.file->functions.size()) {
         enqueue({function.file, &function.file->functions[event.callee]});
       } else if (!event.callee_qualified.empty()) {
@@ -80,7 +87,7 @@ std::vector<std::string> modulesReachedFromRegions(const std::vector<FileModel>&
   ReachWalk walk(index, missing);
   for (std::size_t i = 0; i < models.size(); ++i) {
     if (!lowered[i]) continue;
-    for (std::size_t r = 0; r < models[i].regions.size(); ++r) walk.fromRegion(models[i], r);
+    walk.fromFile(models[i]);
   }
   std::sort(missing.begin(), missing.end());
   missing.erase(std::unique(missing.begin(), missing.end()), missing.end());

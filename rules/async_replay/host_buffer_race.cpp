@@ -41,7 +41,7 @@ class HostBufferRaceCheck final : public Check {
 
   void checkFile(const FileModel& file, const ProgramModel& /*program*/,
                  DiagnosticSink& sink) const override {
-    if (file.regions.empty()) return;
+    if (file.regions.empty() || !anyHostBuffer(file)) return;
     CaptureFlow flow(file);
     for (std::size_t r = 0; r < file.regions.size(); ++r) {
       const CaptureRegion& region = file.regions[r];
@@ -56,6 +56,20 @@ class HostBufferRaceCheck final : public Check {
   }
 
  private:
+  // A pinned host tensor bound in the file, or a host buffer written (C++): without one, no input
+  // of any region can be one, and the per-input search is skipped.
+  static bool anyHostBuffer(const FileModel& file) {
+    for (const FunctionModel& function : file.functions) {
+      for (const Event& event : function.events) {
+        if (event.kind == EventKind::kHostBufferWrite ||
+            (event.kind == EventKind::kBind && (event.flags & kFlagPinnedHost) != 0)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
   // Is `name`, as the capture sees it, a pinned host tensor?
   static bool pinned(const FileModel& file, const FunctionModel& home, const std::string& name,
                      std::uint32_t capture) {
@@ -84,8 +98,8 @@ class HostBufferRaceCheck final : public Check {
       std::uint32_t at = replay.event->range.begin;
       if (!flow.afterCapture(r, function, at)) continue;
       for (const Event& write : function.events) {
-        bool writes = write.kind == EventKind::kInPlaceUpdate ||
-                      write.kind == EventKind::kHostBufferWrite;
+        bool writes =
+            write.kind == EventKind::kInPlaceUpdate || write.kind == EventKind::kHostBufferWrite;
         if (!writes || write.target != input.name) continue;
         std::uint32_t w = write.range.begin;
         bool races = false;
@@ -125,8 +139,7 @@ class HostBufferRaceCheck final : public Check {
     std::string message =
         "`" + shown + "` writes the pinned host buffer `" + input.name +
         "`, which the CUDA graph captured at line " + lineOf(region.site) + " copies from, " +
-        when + lineOf(replay.range) +
-        " with no event or stream synchronization in between: " +
+        when + lineOf(replay.range) + " with no event or stream synchronization in between: " +
         (file.language == Language::kCuda ? std::string("cudaGraphLaunch") : "replay()") +
         " only enqueues the graph, so the CPU may overwrite the buffer before the replay's copy "
         "has read it";

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analyzer/engine/capture_flow.h"
@@ -91,6 +92,16 @@ class NoWarmupCheck final : public Check {
                  DiagnosticSink& sink) const override {
     if (file.language != Language::kPython || file.regions.empty()) return;
     CaptureFlow flow(file);
+    // Each region's own events, gathered in one pass: a file with many captures stays linear.
+    std::vector<std::vector<std::pair<const FunctionModel*, const Event*>>> region_events(
+        file.regions.size());
+    for (const FunctionModel& function : file.functions) {
+      for (const Event& event : function.events) {
+        if (event.region >= 0 && static_cast<std::size_t>(event.region) < region_events.size()) {
+          region_events[static_cast<std::size_t>(event.region)].emplace_back(&function, &event);
+        }
+      }
+    }
     for (std::size_t r = 0; r < file.regions.size(); ++r) {
       const CaptureRegion& region = file.regions[r];
       if (region.kind != RegionKind::kGraphContext && region.kind != RegionKind::kCaptureBeginEnd) {
@@ -98,13 +109,13 @@ class NoWarmupCheck final : public Check {
       }
       const FunctionModel* home = flow.home(r);
       if (home == nullptr || region.dynamo_traced) continue;
-      const auto index = static_cast<std::int32_t>(r);
       std::set<std::string> wanted;
       std::set<std::string> objects;  // what the captured calls are made on: "model", "opt"
       const Event* first = nullptr;
       bool judged = true;
-      for (const Event& event : home->events) {
-        if (event.region != index) continue;
+      for (const auto& [function, in_region] : region_events[r]) {
+        if (function != home) continue;
+        const Event& event = *in_region;
         // What this work sets up on its first run: its own kind, or what the function it calls
         // reaches (a call of code that is not visible is not judged).
         std::set<std::string> keys;
