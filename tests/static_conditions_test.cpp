@@ -63,31 +63,32 @@ def scale(t, backend="cuda"):
     return t * 2
 )";
 
+// main.py: a region that makes `calls` (one per line) of helpers.scale.
+std::string regionCalling(const std::string& calls) {
+  std::string text =
+      "import torch\nfrom helpers import scale\n\ndef run(t):\n"
+      "    g = torch.cuda.CUDAGraph()\n    with torch.cuda.graph(g):\n";
+  std::size_t start = 0;
+  while (start < calls.size()) {
+    std::size_t end = calls.find('\n', start);
+    if (end == std::string::npos) end = calls.size();
+    text += "        " + calls.substr(start, end - start) + "\n";
+    start = end + 1;
+  }
+  return text;
+}
+
 TEST(StaticConditions, ACallersLiteralDecidesATestInAnotherFile) {
   TempTree tree;
   tree.write("helpers.py", kHelpers);
-  tree.write("main.py", R"(import torch
-from helpers import scale
-
-def run(t):
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        scale(t, backend="triton")
-)");
+  tree.write("main.py", regionCalling("scale(t, backend=\"triton\")"));
   EXPECT_TRUE(findingLines(tree).empty());
 }
 
 TEST(StaticConditions, TheDefaultOfAnOmittedArgumentTakesTheBranch) {
   TempTree tree;
   tree.write("helpers.py", kHelpers);
-  tree.write("main.py", R"(import torch
-from helpers import scale
-
-def run(t):
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        scale(t)
-)");
+  tree.write("main.py", regionCalling("scale(t)"));
   EXPECT_EQ(findingLines(tree), (std::vector<std::string>{"helpers.py:5"}));
 }
 
@@ -95,15 +96,7 @@ TEST(StaticConditions, OneFunctionReachedWithTwoLiteralsIsWalkedForEach) {
   TempTree tree;
   tree.write("helpers.py", kHelpers);
   // The first call decides against the branch; the second, in the same region, takes it.
-  tree.write("main.py", R"(import torch
-from helpers import scale
-
-def run(t):
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        scale(t, "triton")
-        scale(t, "cuda")
-)");
+  tree.write("main.py", regionCalling("scale(t, \"triton\")\nscale(t, \"cuda\")"));
   EXPECT_EQ(findingLines(tree), (std::vector<std::string>{"helpers.py:5"}));
 }
 

@@ -26,6 +26,29 @@ namespace {
 constexpr int kMaxConstantDepth = 6;
 constexpr int kMaxTestDepth = 8;
 
+// `a OP b` with one operator: its two operands and the operator ("==", "is not", "not in").
+struct Comparison {
+  TSNode operands[2] = {};
+  std::string op;
+};
+
+bool readComparison(CursorPool& pool, const SourceText& text, TSNode node, Comparison& out) {
+  const Grammar& g = Grammar::get();
+  int count = 0;
+  for (Children it(pool, node, true); it.valid(); it.next()) {
+    TSNode child = it.node();
+    if (it.field() == g.f_operators) {
+      if (!out.op.empty()) out.op.push_back(' ');
+      out.op += text.of(child);
+      continue;
+    }
+    if (!ts_node_is_named(child) || is(child, g.comment)) continue;
+    if (count < 2) out.operands[count] = child;
+    ++count;
+  }
+  return count == 2;
+}
+
 bool isEnvironmentGet(std::string_view canonical) {
   return canonical == "os.environ.get" || canonical == "os.getenv";
 }
@@ -99,21 +122,10 @@ FunctionLowering::Constant FunctionLowering::constantOf(TSNode node, int depth) 
 }
 
 FunctionLowering::Constant FunctionLowering::comparisonConstant(TSNode node, int depth) const {
-  TSNode operands[2] = {};
-  int count = 0;
-  std::string op;
-  for (Children it(file_.pool, node, true); it.valid(); it.next()) {
-    TSNode child = it.node();
-    if (it.field() == g_.f_operators) {
-      if (!op.empty()) op.push_back(' ');
-      op += textOf(child);
-      continue;
-    }
-    if (!ts_node_is_named(child) || is(child, g_.comment)) continue;
-    if (count < 2) operands[count] = child;
-    ++count;
-  }
-  if (count != 2) return {};
+  Comparison comparison;
+  if (!readComparison(file_.pool, file_.text, node, comparison)) return {};
+  const TSNode* operands = comparison.operands;
+  const std::string& op = comparison.op;
   Constant right = constantOf(operands[1], depth + 1);
   if (op == "in" || op == "not in") {
     // `"NAME" in os.environ` is false while the variable is unset.
@@ -313,21 +325,10 @@ void FunctionLowering::addStaticTests(TSNode condition, bool when_true, int dept
     return;
   }
   if (!is(condition, g_.comparison_operator)) return;
-  TSNode operands[2] = {};
-  int count = 0;
-  std::string op;
-  for (Children it(file_.pool, condition, true); it.valid(); it.next()) {
-    TSNode child = it.node();
-    if (it.field() == g_.f_operators) {
-      if (!op.empty()) op.push_back(' ');
-      op += textOf(child);
-      continue;
-    }
-    if (!ts_node_is_named(child) || is(child, g_.comment)) continue;
-    if (count < 2) operands[count] = child;
-    ++count;
-  }
-  if (count != 2) return;
+  Comparison comparison;
+  if (!readComparison(file_.pool, file_.text, condition, comparison)) return;
+  const TSNode* operands = comparison.operands;
+  const std::string& op = comparison.op;
   std::optional<std::uint32_t> param = testedParameter(operands[0]);
   Constant literal = constantOf(operands[1], 0);
   if (!param) {
