@@ -76,12 +76,16 @@ bool comparable(const std::string& a, const std::string& b) {
 
 // Can the event run, given the literals its function's parameters hold? Unknown tests hold.
 bool mayRun(const FunctionModel& function, const Event& event, const std::vector<Value>& params,
-            const std::vector<std::string>& literals) {
+            const std::vector<std::string>& literals, bool traced) {
   for (std::int32_t index = event.test; index >= 0;) {
     if (static_cast<std::size_t>(index) >= function.tests.size()) break;
     const StaticTest& test = function.tests[static_cast<std::size_t>(index)];
     index = test.parent;
     if (test.op == StaticTest::Op::kNever) return false;
+    if (test.op == StaticTest::Op::kTracing || test.op == StaticTest::Op::kNotTracing) {
+      if ((test.op == StaticTest::Op::kTracing) != traced) return false;
+      continue;
+    }
     if (test.param >= literals.size()) continue;
     const std::string& literal = literals[test.param];
     const bool tensor = test.param < params.size() && params[test.param].isTensor();
@@ -107,6 +111,8 @@ bool mayRun(const FunctionModel& function, const Event& event, const std::vector
         if (!literal.empty() && literalTruthy(literal)) return false;
         break;
       case StaticTest::Op::kNever:
+      case StaticTest::Op::kTracing:
+      case StaticTest::Op::kNotTracing:
         return false;
     }
   }
@@ -183,7 +189,10 @@ class Walk {
       // Code that runs only when no capture is under way is not captured code.
       if ((event.flags & kFlagEagerOnly) != 0) continue;
       // Nor is code behind a test that the arguments on this path decide against.
-      if (event.test >= 0 && !mayRun(*target.function, event, params, literals)) continue;
+      if (event.test >= 0 &&
+          !mayRun(*target.function, event, params, literals, region_.dynamo_traced)) {
+        continue;
+      }
       visit_(context, event);
       if (event.kind == EventKind::kCall) followCall(context, literals, event);
     }

@@ -86,7 +86,9 @@ enum EventFlag : std::uint16_t {
 // condition false by default, such as an environment variable that is unset). The region walk
 // evaluates them against the arguments of the call that reached the function and skips events
 // that cannot run there. Tests chain through `parent`: an event runs only if every test on its
-// chain holds.
+// chain holds. kTracing / kNotTracing: the code runs only while Dynamo traces it (under
+// `if torch.compiler.is_compiling():`), or only when it does not (after `if is_compiling():
+// return`); the walk decides them by the region's kind.
 struct StaticTest {
   enum class Op : std::uint8_t {
     kNever,
@@ -95,7 +97,9 @@ struct StaticTest {
     kEquals,
     kNotEquals,
     kTruthy,
-    kFalsy
+    kFalsy,
+    kTracing,
+    kNotTracing,
   };
   Op op = Op::kNever;
   std::uint32_t param = 0;  // index in FunctionModel::params (not kNever)

@@ -10,6 +10,8 @@
 //     module constants bound once to such a value, and helpers of this file that take no
 //     argument and return one (`def _validate(): return os.environ.get("X", "0") == "1"`). The
 //     code under it is a debugging or opt-in path that a default run never takes (kNever).
+//   - whether Dynamo is tracing (`torch.compiler.is_compiling()`, `torch._dynamo.is_compiling()`):
+//     true exactly while a compiled region is traced, false under an eager capture.
 // The tests follow the same scopes as narrowing: the sides of if/elif/else, the right operand of
 // and/or, the arms of a ternary, and the rest of a block after `if cond: return` or `assert`.
 #include <algorithm>
@@ -289,9 +291,20 @@ void FunctionLowering::pushStaticTest(StaticTest::Op op, std::uint32_t param, st
   test.param = param;
   test.literal = std::move(literal);
   test.parent = current_test_;
-  if (op != StaticTest::Op::kNever) literal_params_ |= paramBit(param);
+  if (op != StaticTest::Op::kNever && op != StaticTest::Op::kTracing &&
+      op != StaticTest::Op::kNotTracing) {
+    literal_params_ |= paramBit(param);
+  }
   tests_.push_back(std::move(test));
   current_test_ = static_cast<std::int32_t>(tests_.size() - 1);
+}
+
+bool FunctionLowering::isDynamoTracingQuery(TSNode callee) const {
+  const std::string qualified = importedNameOf(unparenthesize(file_.pool, callee));
+  std::string_view canonical = canonicalApiName(qualified);
+  return canonical == "torch._dynamo.is_compiling" || canonical == "torch.compiler.is_compiling" ||
+         canonical == "torch.compiler.is_dynamo_compiling" ||
+         canonical == "torch._dynamo.external_utils.is_compiling";
 }
 
 void FunctionLowering::notePassedParameter(TSNode argument) {
@@ -318,6 +331,10 @@ void FunctionLowering::addStaticTests(TSNode condition, bool when_true, int dept
     if (is_and != when_true) return;
     addStaticTests(field(condition, g_.f_left), when_true, depth + 1);
     addStaticTests(field(condition, g_.f_right), when_true, depth + 1);
+    return;
+  }
+  if (is(condition, g_.call) && isDynamoTracingQuery(field(condition, g_.f_function))) {
+    pushStaticTest(when_true ? StaticTest::Op::kTracing : StaticTest::Op::kNotTracing, 0, {});
     return;
   }
   if (std::optional<std::uint32_t> param = testedParameter(condition)) {
