@@ -296,6 +296,29 @@ TEST(ConfigTest, CaptureFlagsAreNamesOrAttributes) {
   EXPECT_EQ(options.settings.capture_flags, config.capture_flags);
 }
 
+TEST(ConfigTest, EnvironmentMapsVariableNamesToValues) {
+  TempDir dir;
+  Config config = loadConfigFile(
+      dir.write(".graphsafe.yaml", "environment:\n  APP_VALIDATE: \"1\"\n  APP_LEVEL: 3\n"));
+  EXPECT_EQ(config.environment, (std::vector<std::pair<std::string, std::string>>{
+                                    {"APP_VALIDATE", "1"}, {"APP_LEVEL", "3"}}));
+  Config from_toml = loadConfigFile(
+      dir.write("pyproject.toml", "[tool.graphsafe.environment]\nAPP_VALIDATE = \"1\"\n"));
+  EXPECT_EQ(from_toml.environment,
+            (std::vector<std::pair<std::string, std::string>>{{"APP_VALIDATE", "1"}}));
+  EXPECT_EQ(loadError(dir, ".graphsafe.yaml", "environment:\n  \"APP-X\": \"1\"\n").message,
+            "environment: 'APP-X' is not an environment variable name (letters, digits and '_')");
+  EXPECT_EQ(loadError(dir, ".graphsafe.yaml", "environment:\n  APP_X: [1]\n").message,
+            "environment.APP_X: expected a string, got a list");
+  EXPECT_EQ(loadError(dir, ".graphsafe.yaml", "environment: [APP_X]\n").message,
+            "environment: expected a mapping of variable names to values, got a list");
+  EngineOptions options;
+  options.settings.environment = {{"APP_LEVEL", "9"}};  // set already: the first one wins
+  applyConfig(config, options);
+  EXPECT_EQ(options.settings.environment, (std::vector<std::pair<std::string, std::string>>{
+                                              {"APP_LEVEL", "9"}, {"APP_VALIDATE", "1"}}));
+}
+
 TEST(ConfigTest, BadNamesAreErrors) {
   TempDir dir;
   ConfigError error =

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analyzer/engine/engine.h"
@@ -41,8 +42,10 @@ TEST(LiteralKey, TruthinessFollowsPython) {
   for (const char* truthy : {"True", "i:-1", "s:0", "s:False"}) EXPECT_TRUE(literalTruthy(truthy));
 }
 
-std::vector<std::string> findingLines(const TempTree& tree) {
+std::vector<std::string> findingLines(
+    const TempTree& tree, std::vector<std::pair<std::string, std::string>> environment = {}) {
   EngineOptions options;
+  options.settings.environment = std::move(environment);
   options.paths = {tree.path()};
   options.selection.select = {"GS401"};
   RunResult result = runAnalysis(options);
@@ -116,6 +119,26 @@ def run(t):
             t.max().item()
 )");
   EXPECT_EQ(findingLines(tree), (std::vector<std::string>{"main.py:12"}));
+}
+
+TEST(StaticConditions, TheEnvironmentSettingSetsVariables) {
+  TempTree tree;
+  tree.write("main.py", R"(import os
+import torch
+
+def run(t):
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        if os.environ.get("CHECK", "0") == "1":
+            t.sum().item()
+        if "TRACE" in os.environ:
+            t.max().item()
+        if os.getenv("FAST", "1") == "1":
+            t.min().item()
+)");
+  EXPECT_EQ(findingLines(tree), (std::vector<std::string>{"main.py:12"}));
+  EXPECT_EQ(findingLines(tree, {{"CHECK", "1"}, {"TRACE", ""}, {"FAST", "0"}}),
+            (std::vector<std::string>{"main.py:8", "main.py:10"}));
 }
 
 }  // namespace

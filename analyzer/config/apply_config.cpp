@@ -109,6 +109,12 @@ void applyConfig(const Config& config, EngineOptions& options) {
   appendNew(options.settings.capture_entry_points, config.capture_entry_points);
   appendNew(options.settings.extra_sync_apis, config.extra_sync_apis);
   appendNew(options.settings.capture_flags, config.capture_flags);
+  for (const auto& [name, value] : config.environment) {
+    auto& environment = options.settings.environment;
+    auto same = std::find_if(environment.begin(), environment.end(),
+                             [&](const auto& entry) { return entry.first == name; });
+    if (same == environment.end()) environment.emplace_back(name, value);
+  }
 }
 
 }  // namespace graphsafe

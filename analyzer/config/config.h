@@ -4,6 +4,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analyzer/diagnostics/diagnostic.h"
@@ -25,6 +26,8 @@ struct Config {
   std::vector<std::string> capture_entry_points;
   std::vector<std::string> extra_sync_apis;
   std::vector<std::string> capture_flags;
+  // Environment variables to analyze as set, in file order: name, value.
+  std::vector<std::pair<std::string, std::string>> environment;
 
   // The absolute directory of `path`, which patterns are relative to (the current directory
   // when `path` is empty).

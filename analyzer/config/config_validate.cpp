@@ -22,11 +22,12 @@ constexpr std::string_view kSeverity = "severity";
 constexpr std::string_view kCaptureEntryPoints = "capture-entry-points";
 constexpr std::string_view kExtraSyncApis = "extra-sync-apis";
 constexpr std::string_view kCaptureFlags = "capture-flags";
+constexpr std::string_view kEnvironment = "environment";
 
 const std::vector<std::string_view>& knownKeys() {
   static const std::vector<std::string_view> keys = {
-      kSelect,        kIgnore,      kPerFileIgnores, kExclude, kSeverity, kCaptureEntryPoints,
-      kExtraSyncApis, kCaptureFlags};
+      kSelect,        kIgnore,       kPerFileIgnores, kExclude, kSeverity, kCaptureEntryPoints,
+      kExtraSyncApis, kCaptureFlags, kEnvironment};
   return keys;
 }
 
@@ -131,6 +132,8 @@ class Validator {
         config.extra_sync_apis = names(entry.value, entry.key, true);
       } else if (entry.key == kCaptureFlags) {
         config.capture_flags = names(entry.value, entry.key, true);
+      } else if (entry.key == kEnvironment) {
+        environment(entry, config);
       } else {
         unknownKey(entry);
       }
@@ -306,6 +309,28 @@ class Validator {
         std::string got = value.kind == Kind::kString ? quoted(value.text) : describe(value);
         fail(value.line, key, key + ": expected 'error' or 'warning', got " + got);
       }
+    }
+  }
+
+  // NAME: "value" (a string, or an integer written without quotes).
+  void environment(const ConfigEntry& entry, Config& config) const {
+    for (const ConfigEntry& variable : table(entry, "variable names to values")) {
+      std::string key = joinKey(entry.key, variable.key);
+      const std::string& name = variable.key;
+      bool valid = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0])) &&
+                   std::all_of(name.begin(), name.end(), [](char c) {
+                     return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                   });
+      if (!valid) {
+        fail(variable.line, key,
+             entry.key + ": " + quoted(name) +
+                 " is not an environment variable name (letters, digits and '_')");
+      }
+      const ConfigNode& value = variable.value;
+      if (value.kind != Kind::kString && value.kind != Kind::kInteger) {
+        fail(value.line, key, key + ": expected a string, got " + describe(value));
+      }
+      config.environment.emplace_back(name, value.text);
     }
   }
 

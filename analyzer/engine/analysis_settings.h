@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace graphsafe {
@@ -18,6 +19,9 @@ struct AnalysisSettings {
   // Names that hold or return "is the stream being captured?" besides
   // torch.cuda.is_current_stream_capturing() (qualified names, or ".attr" for any object).
   std::vector<std::string> capture_flags;
+  // Environment variables the analysis takes as set (name, value); every other one is unset.
+  // Decides `os.environ.get(...)` / `os.getenv(...)` / `"X" in os.environ` conditions.
+  std::vector<std::pair<std::string, std::string>> environment;
   // Files larger than this are skipped with a notice.
   std::size_t max_file_bytes = 8u << 20;
   // Per-file guards of the parse: one that runs longer, or whose syntax tree grows larger, is

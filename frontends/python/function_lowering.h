@@ -214,6 +214,8 @@ class FunctionLowering {
   // The parameter `node` names, when the body never binds it again.
   std::optional<std::uint32_t> testedParameter(TSNode node) const;
   void pushStaticTest(StaticTest::Op op, std::uint32_t param, std::string literal);
+  // The value the configuration gives an environment variable; null: unset.
+  const std::string* environmentValue(std::string_view name) const;
   // torch.compiler.is_compiling() and its aliases.
   bool isDynamoTracingQuery(TSNode callee) const;
   // A parameter passed on as a call's argument: the walk carries the literal it holds.

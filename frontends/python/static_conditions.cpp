@@ -6,7 +6,8 @@
 //     call that reaches the function: a literal, an omitted argument's default, a tensor (never
 //     None).
 //   - a condition that is false as the program starts: an environment variable read with
-//     `os.environ.get(name, default)` / `os.getenv` while it is unset, `name in os.environ`,
+//     `os.environ.get(name, default)` / `os.getenv` while it is unset (or holds the value the
+//     `environment` setting gives it), `name in os.environ`,
 //     module constants bound once to such a value, and helpers of this file that take no
 //     argument and return one (`def _validate(): return os.environ.get("X", "0") == "1"`). The
 //     code under it is a debugging or opt-in path that a default run never takes (kNever).
@@ -130,11 +131,14 @@ FunctionLowering::Constant FunctionLowering::comparisonConstant(TSNode node, int
   const std::string& op = comparison.op;
   Constant right = constantOf(operands[1], depth + 1);
   if (op == "in" || op == "not in") {
-    // `"NAME" in os.environ` is false while the variable is unset.
+    // `"NAME" in os.environ`: whether the configuration sets it.
     TSNode container = unparenthesize(file_.pool, operands[1]);
     if ((is(container, g_.attribute) || is(container, g_.identifier)) &&
         canonicalApiName(importedNameOf(container)) == "os.environ") {
-      return boolConstant(op == "not in");
+      Constant name = constantOf(operands[0], depth + 1);
+      if (!name.known || !name.key.starts_with("s:")) return {};
+      const bool set = environmentValue(name.key.substr(2)) != nullptr;
+      return boolConstant(set == (op == "in"));
     }
     Constant left = constantOf(operands[0], depth + 1);
     if (!left.known || left.sequence || !right.known || !right.sequence) return {};
@@ -179,8 +183,16 @@ FunctionLowering::Constant FunctionLowering::callConstant(TSNode call, int depth
   const std::string qualified = importedNameOf(callee);  // canonical may point into it
   std::string_view canonical = canonicalApiName(qualified);
   if (isEnvironmentGet(canonical)) {
-    // The variable is unset: the default, or None.
+    // The configuration's value, or, for a variable it does not set, the default or None.
     if (arguments.positional.empty()) return {};
+    Constant name = constantOf(arguments.positional.front(), depth + 1);
+    if (!name.known || !name.key.starts_with("s:")) return {};
+    if (const std::string* value = environmentValue(name.key.substr(2))) {
+      Constant out;
+      out.known = true;
+      out.key = stringKey(*value);
+      return out;
+    }
     TSNode fallback = arguments.find("default", 1);
     if (isNull(fallback)) return literalNone();
     return constantOf(fallback, depth + 1);
@@ -297,6 +309,13 @@ void FunctionLowering::pushStaticTest(StaticTest::Op op, std::uint32_t param, st
   }
   tests_.push_back(std::move(test));
   current_test_ = static_cast<std::int32_t>(tests_.size() - 1);
+}
+
+const std::string* FunctionLowering::environmentValue(std::string_view name) const {
+  for (const auto& [variable, value] : file_.settings.environment) {
+    if (variable == name) return &value;
+  }
+  return nullptr;
 }
 
 bool FunctionLowering::isDynamoTracingQuery(TSNode callee) const {
