@@ -20,11 +20,14 @@ JOBS=${JOBS:-$(nproc)}
 # Median of REPEAT runs of a command: "cpu_seconds wall_seconds".
 measure() {
   local samples=()
+  local times
+  times=$(mktemp)
   for _ in $(seq "$REPEAT"); do
-    local out
-    out=$( { /usr/bin/time -f '%U %S %e' "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -1)
-    samples+=("$(awk '{printf "%.3f %.3f\n", $1 + $2, $3}' <<<"$out")")
+    # -o: the command's own output is discarded, time's report is kept apart from it.
+    /usr/bin/time -o "$times" -f '%U %S %e' "$@" >/dev/null 2>&1 || true
+    samples+=("$(tail -1 "$times" | awk '{printf "%.3f %.3f\n", $1 + $2, $3}')")
   done
+  rm -f "$times"
   printf '%s\n' "${samples[@]}" | sort -n | awk -v n="$REPEAT" 'NR == int((n + 1) / 2)'
 }
 
