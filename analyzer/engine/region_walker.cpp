@@ -4,6 +4,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -28,9 +29,12 @@ std::string visitKey(const FunctionModel* function, const std::vector<Value>& pa
   return key;
 }
 
+// What a test may know of an argument that is no literal: a tensor, so not None.
+constexpr std::string_view kTensorArgument = "<tensor>";
+
 // The literal a call passes for each of the callee's parameters (an omitted one: its default),
 // "" where it is not a literal or not known. A caller's own parameter passes on the literal it
-// holds in the caller.
+// holds in the caller; a tensor argument passes kTensorArgument.
 std::vector<std::string> bindLiterals(const RegionContext& caller,
                                       const std::vector<std::string>& caller_literals,
                                       const Event& call, const FunctionModel& callee,
@@ -42,15 +46,18 @@ std::vector<std::string> bindLiterals(const RegionContext& caller,
   }
   auto literalOf = [&](const Value& argument) -> std::string {
     if (std::optional<std::string> key = literalKey(argument.text)) return *key;
+    if (argument.isTensor()) return std::string(kTensorArgument);
     const std::uint64_t deps = argument.param_deps;
-    if (deps == 0 || (deps & (deps - 1)) != 0) return {};
+    if (deps == 0 || (deps & (deps - 1)) != 0) {
+      return caller.resolve(argument).isTensor() ? std::string(kTensorArgument) : std::string();
+    }
     const auto index = static_cast<std::size_t>(std::countr_zero(deps));
     const FunctionModel& function = *caller.function;
     if (index < caller_literals.size() && index < function.params.size() &&
-        argument.text == function.params[index].name) {
+        argument.text == function.params[index].name && !caller_literals[index].empty()) {
       return caller_literals[index];
     }
-    return {};
+    return caller.resolve(argument).isTensor() ? std::string(kTensorArgument) : std::string();
   };
   for (std::size_t i = 0; i < call.args.size(); ++i) {
     const std::size_t index = i + offset;
@@ -74,8 +81,9 @@ bool comparable(const std::string& a, const std::string& b) {
   return a == b || !numeric(a) || !numeric(b) || a.starts_with("i:") == b.starts_with("i:");
 }
 
-// Can the event run, given the literals its function's parameters hold? Unknown tests hold.
-bool mayRun(const FunctionModel& function, const Event& event, const std::vector<Value>& params,
+// Can the event run, given the literals its function's parameters hold? Unknown tests hold; a
+// tensor argument decides only the tests against None.
+bool mayRun(const FunctionModel& function, const Event& event,
             const std::vector<std::string>& literals, bool traced) {
   for (std::int32_t index = event.test; index >= 0;) {
     if (static_cast<std::size_t>(index) >= function.tests.size()) break;
@@ -88,27 +96,29 @@ bool mayRun(const FunctionModel& function, const Event& event, const std::vector
     }
     if (test.param >= literals.size()) continue;
     const std::string& literal = literals[test.param];
-    const bool tensor = test.param < params.size() && params[test.param].isTensor();
+    if (literal.empty()) continue;
+    if (literal == kTensorArgument) {
+      if (test.op == StaticTest::Op::kIsNone) return false;
+      continue;
+    }
     switch (test.op) {
       case StaticTest::Op::kIsNone:
-        if ((!literal.empty() && literal != "None") || tensor) return false;
+        if (literal != "None") return false;
         break;
       case StaticTest::Op::kIsNotNone:
         if (literal == "None") return false;
         break;
       case StaticTest::Op::kEquals:
-        if (!literal.empty() && literal != test.literal && comparable(literal, test.literal)) {
-          return false;
-        }
+        if (literal != test.literal && comparable(literal, test.literal)) return false;
         break;
       case StaticTest::Op::kNotEquals:
-        if (!literal.empty() && literal == test.literal) return false;
+        if (literal == test.literal) return false;
         break;
       case StaticTest::Op::kTruthy:
-        if (!literal.empty() && !literalTruthy(literal)) return false;
+        if (!literalTruthy(literal)) return false;
         break;
       case StaticTest::Op::kFalsy:
-        if (!literal.empty() && literalTruthy(literal)) return false;
+        if (literalTruthy(literal)) return false;
         break;
       case StaticTest::Op::kNever:
       case StaticTest::Op::kTracing:
@@ -119,9 +129,8 @@ bool mayRun(const FunctionModel& function, const Event& event, const std::vector
   return true;
 }
 
-// Binds a call's arguments (already resolved in the caller's context) to the callee's
-// parameters. A bound method call (`self.step(x)`, `obj.run(x)`) passes one argument fewer
-// than the callee declares: the receiver fills the first parameter.
+// A bound method call (`self.step(x)`, `obj.run(x)`) passes one argument fewer than the callee
+// declares: the receiver fills the first parameter.
 std::size_t receiverOffset(const Event& call, const FunctionModel& callee) {
   return ((call.flags & kFlagBoundMethod) != 0 ||
           (callee.is_method && call.args.size() + 1 == callee.params.size())) &&
@@ -130,6 +139,8 @@ std::size_t receiverOffset(const Event& call, const FunctionModel& callee) {
              : 0;
 }
 
+// Binds a call's arguments (already resolved in the caller's context) to the callee's
+// parameters.
 std::vector<Value> bindArguments(const RegionContext& caller, const Event& call,
                                  const FunctionModel& callee) {
   std::vector<Value> values(callee.params.size());
@@ -189,8 +200,7 @@ class Walk {
       // Code that runs only when no capture is under way is not captured code.
       if ((event.flags & kFlagEagerOnly) != 0) continue;
       // Nor is code behind a test that the arguments on this path decide against.
-      if (event.test >= 0 &&
-          !mayRun(*target.function, event, params, literals, region_.dynamo_traced)) {
+      if (event.test >= 0 && !mayRun(*target.function, event, literals, region_.dynamo_traced)) {
         continue;
       }
       visit_(context, event);
