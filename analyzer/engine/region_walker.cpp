@@ -81,6 +81,21 @@ bool comparable(const std::string& a, const std::string& b) {
   return a == b || !numeric(a) || !numeric(b) || a.starts_with("i:") == b.starts_with("i:");
 }
 
+// Is `literal` one of the NUL-separated `keys`? Undecided (nullopt) when an integer meets a
+// boolean.
+std::optional<bool> oneOf(const std::string& literal, std::string_view keys) {
+  bool found = false;
+  while (true) {
+    const std::size_t end = keys.find('\0');
+    const std::string key(keys.substr(0, end));
+    if (!comparable(literal, key)) return std::nullopt;
+    found = found || key == literal;
+    if (end == std::string_view::npos) break;
+    keys.remove_prefix(end + 1);
+  }
+  return found;
+}
+
 // Can the event run, given the literals its function's parameters hold? Unknown tests hold; a
 // tensor argument decides only the tests against None.
 bool mayRun(const FunctionModel& function, const Event& event,
@@ -119,6 +134,13 @@ bool mayRun(const FunctionModel& function, const Event& event,
         break;
       case StaticTest::Op::kFalsy:
         if (literalTruthy(literal)) return false;
+        break;
+      case StaticTest::Op::kIn:
+      case StaticTest::Op::kNotIn:
+        if (std::optional<bool> found = oneOf(literal, test.literal);
+            found && *found != (test.op == StaticTest::Op::kIn)) {
+          return false;
+        }
         break;
       case StaticTest::Op::kNever:
       case StaticTest::Op::kTracing:

@@ -100,6 +100,8 @@ struct StaticTest {
     kFalsy,
     kTracing,
     kNotTracing,
+    kIn,  // `literal` holds the keys, separated by NUL
+    kNotIn,
   };
   Op op = Op::kNever;
   std::uint32_t param = 0;  // index in FunctionModel::params (not kNever)

@@ -1,10 +1,10 @@
 // Tests on parameters, and conditions decided without running the program, for the code they
 // guard (StaticTest in the capture model):
-//   - a parameter tested against None, a literal, or for truth (`if mode is None:`,
-//     `if backend == "cuda":`, `if use_cache:`), where the parameter is not bound again before
-//     the test (nor in a loop around it). The region walk decides these with the arguments of each
-//     call that reaches the function: a literal, an omitted argument's default, a tensor (never
-//     None).
+//   - a parameter tested against None, a literal, a tuple of literals, or for truth (`if mode is
+//     None:`, `if backend == "cuda":`, `if backend in ("cuda", "hip"):`, `if use_cache:`), where
+//     the parameter is not bound again before the test (nor in a loop around it). The region walk
+//     decides these with the arguments of each call that reaches the function: a literal, an
+//     omitted argument's default, a tensor (never None).
 //   - a condition that is false as the program starts: an environment variable read with
 //     `os.environ.get(name, default)` / `os.getenv` while it is unset (or holds the value the
 //     `environment` setting gives it), `name in os.environ`,
@@ -367,6 +367,17 @@ void FunctionLowering::addStaticTests(TSNode condition, bool when_true, int dept
   const std::string& op = comparison.op;
   std::optional<std::uint32_t> param = testedParameter(operands[0]);
   Constant literal = constantOf(operands[1], 0);
+  if ((op == "in" || op == "not in") && param && literal.known && literal.sequence) {
+    // `backend in ("cuda", "hip")`: the keys, separated by NUL.
+    std::string keys;
+    for (const std::string& item : literal.items) {
+      if (!keys.empty()) keys.push_back('\0');
+      keys += item;
+    }
+    const bool in = (op == "in") == when_true;
+    pushStaticTest(in ? StaticTest::Op::kIn : StaticTest::Op::kNotIn, *param, std::move(keys));
+    return;
+  }
   if (!param) {
     param = testedParameter(operands[1]);
     literal = constantOf(operands[0], 0);
