@@ -37,6 +37,15 @@ TEST(LiteralKey, LiteralsWhoseValueIsNotTheirSpellingHaveNone) {
   EXPECT_FALSE(literalKey(""));
 }
 
+TEST(LiteralKey, IntegersAndBooleansAreNotComparedByKey) {
+  EXPECT_FALSE(keysComparable("i:1", "True"));  // 1 == True
+  EXPECT_FALSE(keysComparable("False", "i:0"));
+  EXPECT_TRUE(keysComparable("i:1", "i:2"));
+  EXPECT_TRUE(keysComparable("True", "False"));
+  EXPECT_TRUE(keysComparable("s:1", "i:1"));
+  EXPECT_TRUE(keysComparable("None", "i:0"));
+}
+
 TEST(LiteralKey, TruthinessFollowsPython) {
   for (const char* falsy : {"None", "False", "i:0", "s:"}) EXPECT_FALSE(literalTruthy(falsy));
   for (const char* truthy : {"True", "i:-1", "s:0", "s:False"}) EXPECT_TRUE(literalTruthy(truthy));

@@ -4,7 +4,14 @@ namespace graphsafe {
 
 ProgramModel::ProgramModel(std::vector<FileModel> files) : files_(std::move(files)) {
   // The order of files is sorted, so "first definition wins" is deterministic.
-  for (const FileModel& file : files_) index_.add(file);
+  for (const FileModel& file : files_) {
+    index_.add(file);
+    for (const FunctionModel& function : file.functions) {
+      for (const ContextBlock& block : function.contexts) {
+        context_kinds_ |= 1u << static_cast<unsigned>(block.kind);
+      }
+    }
+  }
 }
 
 FunctionRef ProgramModel::findFunction(std::string_view qualified_name) const {

@@ -21,10 +21,16 @@ class ProgramModel {
   // The function a call event reaches: same file by id, else through the index.
   FunctionRef resolveCall(const FileModel& file, const Event& call) const;
   FunctionRef regionFunction(const FileModel& file, const CaptureRegion& region) const;
+  // Does any function of the program open a block of this kind (autocast, stream, ...)? Known
+  // once for the run, so that a check can skip its search everywhere when there is none.
+  bool hasContext(ContextBlock::Kind kind) const {
+    return (context_kinds_ & (1u << static_cast<unsigned>(kind))) != 0;
+  }
 
  private:
   std::vector<FileModel> files_;
   DefinitionIndex index_;
+  unsigned context_kinds_ = 0;
 };
 
 }  // namespace graphsafe

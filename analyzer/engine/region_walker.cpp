@@ -39,8 +39,10 @@ std::vector<std::string> bindLiterals(const RegionContext& caller,
                                       const std::vector<std::string>& caller_literals,
                                       const Event& call, const FunctionModel& callee,
                                       std::size_t offset) {
+  // Nothing of the callee reads a literal: no test can need one.
+  if (callee.literal_params == 0) return {};
   std::vector<std::string> literals(callee.params.size());
-  if (callee.literal_params == 0 || !call.arguments_complete) return literals;
+  if (!call.arguments_complete) return literals;
   for (std::size_t i = 0; i < callee.params.size(); ++i) {
     literals[i] = callee.params[i].default_literal;
   }
@@ -73,14 +75,6 @@ std::vector<std::string> bindLiterals(const RegionContext& caller,
   return literals;
 }
 
-// 1 == True in Python: an integer and a boolean are compared only when both are the same kind.
-bool comparable(const std::string& a, const std::string& b) {
-  auto numeric = [](const std::string& key) {
-    return key.starts_with("i:") || key == "True" || key == "False";
-  };
-  return a == b || !numeric(a) || !numeric(b) || a.starts_with("i:") == b.starts_with("i:");
-}
-
 // Is `literal` one of the NUL-separated `keys`? Undecided (nullopt) when an integer meets a
 // boolean.
 std::optional<bool> oneOf(const std::string& literal, std::string_view keys) {
@@ -88,7 +82,7 @@ std::optional<bool> oneOf(const std::string& literal, std::string_view keys) {
   while (true) {
     const std::size_t end = keys.find('\0');
     const std::string key(keys.substr(0, end));
-    if (!comparable(literal, key)) return std::nullopt;
+    if (!keysComparable(literal, key)) return std::nullopt;
     found = found || key == literal;
     if (end == std::string_view::npos) break;
     keys.remove_prefix(end + 1);
@@ -124,7 +118,7 @@ bool mayRun(const FunctionModel& function, const Event& event,
         if (literal == "None") return false;
         break;
       case StaticTest::Op::kEquals:
-        if (literal != test.literal && comparable(literal, test.literal)) return false;
+        if (literal != test.literal && keysComparable(literal, test.literal)) return false;
         break;
       case StaticTest::Op::kNotEquals:
         if (literal == test.literal) return false;

@@ -59,6 +59,13 @@ std::string stringKey(std::string_view characters) {
   return "s:" + std::string(characters);
 }
 
+bool keysComparable(std::string_view a, std::string_view b) {
+  auto numeric = [](std::string_view key) {
+    return key.starts_with("i:") || key == "True" || key == "False";
+  };
+  return a == b || !numeric(a) || !numeric(b) || a.starts_with("i:") == b.starts_with("i:");
+}
+
 bool literalTruthy(std::string_view key) {
   return !(key == "None" || key == "False" || key == "i:0" || key == "s:");
 }

@@ -20,4 +20,8 @@ std::string stringKey(std::string_view characters);
 // Python truthiness of a keyed literal: None, False, 0 and "" are false.
 bool literalTruthy(std::string_view key);
 
+// Does comparing the keys tell whether the literals are equal? Not for an integer against a
+// boolean (1 == True in Python); always for the same key.
+bool keysComparable(std::string_view a, std::string_view b);
+
 }  // namespace graphsafe

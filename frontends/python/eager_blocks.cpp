@@ -93,24 +93,17 @@ bool FunctionLowering::testsNotOnDevice(TSNode condition) const {
     return negated && canonicalApiName(importedNameOf(field(condition, g_.f_function))) ==
                           "torch.cuda.is_available";
   }
-  if (negated || !is(condition, g_.comparison_operator)) return false;
+  if (negated) return false;
   // `device.type != "cuda"`, `x.device.type == "cpu"`
-  std::string op;
-  TSNode operands[2] = {};
-  int count = 0;
-  for (Children it(file_.pool, condition, true); it.valid(); it.next()) {
-    if (it.field() == g_.f_operators) {
-      op += textOf(it.node());
-    } else if (ts_node_is_named(it.node()) && count < 2) {
-      operands[count++] = it.node();
-    }
-  }
+  Comparison comparison;
+  if (!readComparison(file_.pool, file_.text, condition, comparison)) return false;
   std::string_view device;
-  TSNode type = unparenthesize(file_.pool, operands[0]);
-  if (count != 2 || !is(type, g_.attribute) || textOf(field(type, g_.f_attribute)) != "type" ||
-      !plainStringValue(file_.pool, file_.text, operands[1], device)) {
+  TSNode type = unparenthesize(file_.pool, comparison.operands[0]);
+  if (!is(type, g_.attribute) || textOf(field(type, g_.f_attribute)) != "type" ||
+      !plainStringValue(file_.pool, file_.text, comparison.operands[1], device)) {
     return false;
   }
+  const std::string& op = comparison.op;
   return (op == "!=" && device == "cuda") || (op == "==" && device == "cpu");
 }
 

@@ -29,29 +29,6 @@ namespace {
 constexpr int kMaxConstantDepth = 6;
 constexpr int kMaxTestDepth = 8;
 
-// `a OP b` with one operator: its two operands and the operator ("==", "is not", "not in").
-struct Comparison {
-  TSNode operands[2] = {};
-  std::string op;
-};
-
-bool readComparison(CursorPool& pool, const SourceText& text, TSNode node, Comparison& out) {
-  const Grammar& g = Grammar::get();
-  int count = 0;
-  for (Children it(pool, node, true); it.valid(); it.next()) {
-    TSNode child = it.node();
-    if (it.field() == g.f_operators) {
-      if (!out.op.empty()) out.op.push_back(' ');
-      out.op += text.of(child);
-      continue;
-    }
-    if (!ts_node_is_named(child) || is(child, g.comment)) continue;
-    if (count < 2) out.operands[count] = child;
-    ++count;
-  }
-  return count == 2;
-}
-
 bool isEnvironmentGet(std::string_view canonical) {
   return canonical == "os.environ.get" || canonical == "os.getenv";
 }
@@ -147,14 +124,7 @@ FunctionLowering::Constant FunctionLowering::comparisonConstant(TSNode node, int
   }
   Constant left = constantOf(operands[0], depth + 1);
   if (!left.known || !right.known || left.sequence || right.sequence) return {};
-  // 1 == True in Python: integers and booleans are compared only among themselves.
-  auto numeric = [](const std::string& key) {
-    return key.starts_with("i:") || key == "True" || key == "False";
-  };
-  if (left.key != right.key && numeric(left.key) && numeric(right.key) &&
-      left.key.starts_with("i:") != right.key.starts_with("i:")) {
-    return {};
-  }
+  if (!keysComparable(left.key, right.key)) return {};
   const bool equal = left.key == right.key;
   if (op == "==" || op == "is") return boolConstant(equal);
   if (op == "!=" || op == "is not") return boolConstant(!equal);
@@ -360,7 +330,6 @@ void FunctionLowering::addStaticTests(TSNode condition, bool when_true, int dept
     pushStaticTest(when_true ? StaticTest::Op::kTruthy : StaticTest::Op::kFalsy, *param, {});
     return;
   }
-  if (!is(condition, g_.comparison_operator)) return;
   Comparison comparison;
   if (!readComparison(file_.pool, file_.text, condition, comparison)) return;
   const TSNode* operands = comparison.operands;

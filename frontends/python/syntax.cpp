@@ -256,4 +256,22 @@ bool plainStringValue(CursorPool& pool, const SourceText& text, TSNode node,
   return true;
 }
 
+bool readComparison(CursorPool& pool, const SourceText& text, TSNode node, Comparison& out) {
+  const Grammar& g = Grammar::get();
+  if (!is(node, g.comparison_operator)) return false;
+  int count = 0;
+  for (Children it(pool, node, true); it.valid(); it.next()) {
+    TSNode child = it.node();
+    if (it.field() == g.f_operators) {
+      if (!out.op.empty()) out.op.push_back(' ');
+      out.op += text.of(child);
+      continue;
+    }
+    if (!ts_node_is_named(child) || is(child, g.comment)) continue;
+    if (count < 2) out.operands[count] = child;
+    ++count;
+  }
+  return count == 2;
+}
+
 }  // namespace graphsafe::python

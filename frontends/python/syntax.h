@@ -154,4 +154,12 @@ TSNode firstNamedChild(CursorPool& pool, TSNode node);
 bool plainStringValue(CursorPool& pool, const SourceText& text, TSNode node,
                       std::string_view& value);
 
+// `a OP b` with one operator: its two operands and the operator ("==", "is not", "not in").
+struct Comparison {
+  TSNode operands[2] = {};
+  std::string op;
+};
+// False unless `node` is such a comparison (a chain `a < b < c` is not).
+bool readComparison(CursorPool& pool, const SourceText& text, TSNode node, Comparison& out);
+
 }  // namespace graphsafe::python

@@ -73,33 +73,20 @@ void FunctionLowering::deviceTestFacts(TSNode test, bool when_true,
   TSNode attribute = test;
   if (is(test, g_.comparison_operator)) {
     // x.device.type == "cpu" / != "cpu"
-    TSNode operands[2] = {};
-    int count = 0;
-    bool equal = false;
-    bool not_equal = false;
-    for (Children it(file_.pool, test, true); it.valid(); it.next()) {
-      TSNode child = it.node();
-      if (it.field() == g_.f_operators) {
-        std::string_view op = textOf(child);
-        equal = equal || op == "==";
-        not_equal = not_equal || op == "!=";
-        continue;
-      }
-      if (!ts_node_is_named(child) || is(child, g_.comment)) continue;
-      if (count < 2) operands[count] = child;
-      ++count;
-    }
+    Comparison comparison;
     std::string_view literal;
-    if (count != 2 || equal == not_equal ||
-        !plainStringValue(file_.pool, file_.text, operands[1], literal) || literal != "cpu") {
+    if (!readComparison(file_.pool, file_.text, test, comparison) ||
+        (comparison.op != "==" && comparison.op != "!=") ||
+        !plainStringValue(file_.pool, file_.text, comparison.operands[1], literal) ||
+        literal != "cpu") {
       return;
     }
-    TSNode type = unparenthesize(file_.pool, operands[0]);
+    TSNode type = unparenthesize(file_.pool, comparison.operands[0]);
     if (!is(type, g_.attribute) || textOf(field(type, g_.f_attribute)) != "type") return;
     TSNode device = unparenthesize(file_.pool, field(type, g_.f_object));
     if (!is(device, g_.attribute) || textOf(field(device, g_.f_attribute)) != "device") return;
     attribute = device;
-    host_when_true = equal;
+    host_when_true = comparison.op == "==";
   } else if (is(test, g_.attribute)) {
     std::string_view name = textOf(field(test, g_.f_attribute));
     if (name != "is_cuda" && name != "is_cpu") return;

@@ -43,7 +43,7 @@ class AutocastCacheCheck final : public Check {
                  DiagnosticSink& sink) const override {
     if (file.regions.empty() || file.language != Language::kPython) return;
     // No autocast block anywhere: nothing to find, and no region needs its walk.
-    if (!anyAutocastBlock(program)) return;
+    if (!program.hasContext(ContextBlock::Kind::kAutocast)) return;
     CaptureFlow flow(file);
     for (std::size_t r = 0; r < file.regions.size(); ++r) {
       const CaptureRegion& region = file.regions[r];
@@ -61,17 +61,6 @@ class AutocastCacheCheck final : public Check {
   }
 
  private:
-  static bool anyAutocastBlock(const ProgramModel& program) {
-    for (const FileModel& candidate : program.files()) {
-      for (const FunctionModel& function : candidate.functions) {
-        for (const ContextBlock& block : function.contexts) {
-          if (block.kind == ContextBlock::Kind::kAutocast) return true;
-        }
-      }
-    }
-    return false;
-  }
-
   struct Read {
     const FileModel* file = nullptr;
     const Event* event = nullptr;
