@@ -1025,8 +1025,11 @@ class A:
   EXPECT_EQ(method->range.start.line, 5u);
   EXPECT_EQ(method->range.start.column, 8u);
   EXPECT_EQ(method->params.size(), 2u);
-  // A lambda that is not a graphed or compiled callable is no function of its own.
-  EXPECT_EQ(function(model, "A.m.<locals>.<lambda>"), nullptr);
+  // Every lambda is a function of its own: the program model calls it where it is passed.
+  const FunctionModel* lambda = function(model, "A.m.<locals>.<lambda>");
+  ASSERT_NE(lambda, nullptr);
+  EXPECT_TRUE(lambda->is_lambda);
+  EXPECT_NE(lambda->returns, kNoRef);
 }
 
 TEST(PythonFile, CommentsAreCollected) {

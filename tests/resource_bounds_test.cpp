@@ -14,7 +14,7 @@
 #include "analyzer/config/config.h"
 #include "analyzer/engine/engine.h"
 #include "analyzer/engine/frontend.h"
-#include "analyzer/engine/program_model.h"
+#include "analyzer/program/program_model.h"
 #include "analyzer/engine/region_walker.h"
 #include "tests/temp_tree.h"
 

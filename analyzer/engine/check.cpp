@@ -62,6 +62,16 @@ void DiagnosticSink::report(const RegionContext& context, SourceRange range, std
   std::vector<RelatedLocation> related;
   related.push_back({context.region_file->source, context.region->site, siteMessage(*context.region)});
   for (const CallStep& step : context.path) {
+    if (step.supplier != nullptr && step.write == nullptr) {
+      related.push_back({step.supplier_file->source, step.supplier->range,
+                         "the callable is passed in here: " + step.supplier->text});
+    } else if (step.supplier != nullptr) {
+      related.push_back({step.supplier_file->source, step.supplier->range,
+                         "`" + step.write->name + "` is given its value here: " +
+                             step.supplier->text});
+      related.push_back({step.write_file->source, step.write->range,
+                         "and stored in `" + step.write->name + "` here"});
+    }
     related.push_back({step.file->source, step.call->range,
                        "reached through this call: " + step.call->text});
   }

@@ -29,6 +29,13 @@ struct CallStep {
   const FileModel* file = nullptr;
   const FunctionModel* caller = nullptr;
   const Event* call = nullptr;
+  // When what the call runs was handed in (a parameter holding a function, an attribute set
+  // from a constructor's argument): the call that passed it, and the attribute write it went
+  // through. Notes only: neither is on the path itself.
+  const FileModel* supplier_file = nullptr;
+  const Event* supplier = nullptr;
+  const FileModel* write_file = nullptr;
+  const AttributeWrite* write = nullptr;
 };
 
 // Where an event runs: the region that captures it, the call path from the region to the event's
@@ -40,6 +47,8 @@ struct RegionContext {
   const FunctionModel* function = nullptr;  // the function of the event being checked
   std::span<const CallStep> path;           // empty when the event is in the region's own body
   std::span<const Value> param_values;      // indexed like function->params
+  // The program model's frame of `function` on this path: its parameters' types.
+  std::uint32_t frame = 0;
 
   bool traced() const { return region->dynamo_traced; }
   // The value in this context: an unknown value derived from parameters takes what the

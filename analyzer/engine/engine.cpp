@@ -14,10 +14,9 @@
 #include "analyzer/engine/cuda_frontend_loader.h"
 #include "analyzer/engine/file_walker.h"
 #include "analyzer/engine/frontend.h"
-#include "analyzer/engine/lazy_resolution.h"
 #include "analyzer/engine/parallel.h"
 #include "analyzer/engine/per_file_ignores.h"
-#include "analyzer/engine/program_model.h"
+#include "analyzer/program/program_model.h"
 #include "analyzer/engine/region_walker.h"
 #include "analyzer/engine/result_cache.h"
 #include "analyzer/engine/severity_overrides.h"
@@ -99,7 +98,7 @@ class LazyLowering {
         frontend_of_(sources.size(), nullptr),
         notices_(sources.size()) {}
 
-  std::vector<FileModel> run(std::vector<Notice>& notices) {
+  std::unique_ptr<ProgramModel> run(std::vector<Notice>& notices) {
     std::vector<std::size_t> batch;
     for (std::size_t i = 0; i < sources_.size(); ++i) {
       const Frontend* frontend = frontends_.forPath(sources_[i]->path(), notices_[i]);
@@ -112,16 +111,22 @@ class LazyLowering {
       }
     }
     lower(batch);
+    nameModules();
+    auto program = std::make_unique<ProgramModel>(std::move(models_));
     for (int round = 0; round < kMaxResolutionRounds; ++round) {
-      batch = filesOf(modulesReachedFromRegions(models_, lowered_));
+      batch = filesOf(program->modulesReachedFromRegions());
       if (batch.empty()) break;
+      models_ = std::move(*program).takeFiles();
       lower(batch);
+      program = std::make_unique<ProgramModel>(std::move(models_));
     }
-    for (std::size_t i = 0; i < models_.size(); ++i) {
+    program->settleRegions();
+    for (std::size_t i = 0; i < program->files().size(); ++i) {
       notices.insert(notices.end(), notices_[i].begin(), notices_[i].end());
-      notices.insert(notices.end(), models_[i].notices.begin(), models_[i].notices.end());
+      const auto& own = program->files()[i].notices;
+      notices.insert(notices.end(), own.begin(), own.end());
     }
-    return std::move(models_);
+    return program;
   }
 
  private:
@@ -133,10 +138,23 @@ class LazyLowering {
     for (std::size_t i : batch) lowered_[i] = true;
   }
 
+  // Every Python file's module name, lowered or not: a name that reaches a module not lowered
+  // yet asks for it by this name.
+  void nameModules() {
+    parallelFor(sources_.size(), options_.jobs, [&](std::size_t i) {
+      if (lowered_[i] || frontend_of_[i] == nullptr ||
+          frontend_of_[i]->language() != Language::kPython) {
+        return;
+      }
+      models_[i].module_name = python::moduleNameForPath(sources_[i]->path()).dotted;
+    });
+    for (std::size_t i = 0; i < sources_.size(); ++i) {
+      if (!models_[i].module_name.empty()) module_files_.try_emplace(models_[i].module_name, i);
+    }
+  }
+
   // The Python files, not lowered yet, of the named modules.
   std::vector<std::size_t> filesOf(const std::vector<std::string>& modules) {
-    if (modules.empty()) return {};
-    if (!module_files_built_) buildModuleFiles();
     std::vector<std::size_t> files;
     for (const std::string& module : modules) {
       auto it = module_files_.find(module);
@@ -147,20 +165,6 @@ class LazyLowering {
     return files;
   }
 
-  void buildModuleFiles() {
-    module_files_built_ = true;
-    std::vector<std::string> names(sources_.size());
-    parallelFor(sources_.size(), options_.jobs, [&](std::size_t i) {
-      if (frontend_of_[i] == nullptr || frontend_of_[i]->language() != Language::kPython) return;
-      names[i] = lowered_[i] ? models_[i].module_name
-                             : python::moduleNameForPath(sources_[i]->path()).dotted;
-    });
-    // The first file of a name (in the run's sorted order) wins, as definitions do.
-    for (std::size_t i = 0; i < names.size(); ++i) {
-      if (!names[i].empty()) module_files_.try_emplace(names[i], i);
-    }
-  }
-
   const std::vector<SourceFilePtr>& sources_;
   const EngineOptions& options_;
   Frontends& frontends_;
@@ -169,7 +173,6 @@ class LazyLowering {
   std::vector<const Frontend*> frontend_of_;
   std::vector<std::vector<Notice>> notices_;
   std::unordered_map<std::string, std::size_t> module_files_;
-  bool module_files_built_ = false;
 };
 
 struct EnabledCheck {
@@ -244,7 +247,8 @@ struct LoweringRecord {
 RunResult analyzeAll(const std::vector<SourceFilePtr>& sources, const EngineOptions& options,
                      std::vector<Notice> notices, LoweringRecord* record = nullptr) {
   Frontends frontends;
-  ProgramModel program(LazyLowering(sources, options, frontends).run(notices));
+  std::unique_ptr<ProgramModel> model = LazyLowering(sources, options, frontends).run(notices);
+  const ProgramModel& program = *model;
   if (record != nullptr) {
     for (const FileModel& file : program.files()) {
       record->lowered.push_back(file.lowered);

@@ -17,9 +17,10 @@ namespace {
 // A function is walked once per region for each distinct shape of known parameter kinds (and
 // literals of the parameters its tests read): the same function reached again with the same
 // shape cannot produce a new finding.
-std::string visitKey(const FunctionModel* function, const std::vector<Value>& params,
-                     const std::vector<std::string>& literals) {
+std::string visitKey(const FunctionModel* function, std::uint32_t frame,
+                     const std::vector<Value>& params, const std::vector<std::string>& literals) {
   std::string key(reinterpret_cast<const char*>(&function), sizeof(function));
+  key.append(reinterpret_cast<const char*>(&frame), sizeof(frame));
   for (const Value& value : params) key.push_back(static_cast<char>(value.kind));
   for (std::size_t i = 0; i < literals.size(); ++i) {
     if ((function->literal_params & paramBit(i)) == 0) continue;
@@ -145,24 +146,14 @@ bool mayRun(const FunctionModel& function, const Event& event,
   return true;
 }
 
-// A bound method call (`self.step(x)`, `obj.run(x)`) passes one argument fewer than the callee
-// declares: the receiver fills the first parameter.
-std::size_t receiverOffset(const Event& call, const FunctionModel& callee) {
-  return ((call.flags & kFlagBoundMethod) != 0 ||
-          (callee.is_method && call.args.size() + 1 == callee.params.size())) &&
-                 !callee.params.empty()
-             ? 1
-             : 0;
-}
-
 // Binds a call's arguments (already resolved in the caller's context) to the callee's
-// parameters.
+// parameters; the first `offset` parameters are the receiver's (or a partial's).
 std::vector<Value> bindArguments(const RegionContext& caller, const Event& call,
-                                 const FunctionModel& callee) {
+                                 const FunctionModel& callee, std::size_t offset) {
   std::vector<Value> values(callee.params.size());
   for (std::size_t i = 0; i < callee.params.size(); ++i) values[i] = callee.params[i].declared;
-  const std::size_t offset = receiverOffset(call, callee);
   for (std::size_t i = 0; i < call.args.size() && i + offset < values.size(); ++i) {
+    if (callee.params[i + offset].variadic) break;  // absorbed by *args
     Value argument = caller.resolve(call.args[i]);
     if (argument.kind != ValueKind::kUnknown) values[i + offset] = std::move(argument);
   }
@@ -192,14 +183,15 @@ class Walk {
   void run(FunctionRef start, std::vector<Value> params, bool whole_function) {
     // The region's own function is called from code not walked here: no literal is known.
     std::vector<std::string> literals(start.function->params.size());
-    visitFunction(start, params, literals, whole_function ? -1 : region_index_);
+    visitFunction(start, program_.plainFrame(*start.file, *start.function), params, literals,
+                  whole_function ? -1 : region_index_);
   }
 
  private:
-  void visitFunction(FunctionRef target, const std::vector<Value>& params,
+  void visitFunction(FunctionRef target, std::uint32_t frame, const std::vector<Value>& params,
                      const std::vector<std::string>& literals, std::int32_t only_region) {
     if (visits_ >= RegionWalker::kMaxFunctionVisits) return;
-    if (!seen_.insert(visitKey(target.function, params, literals)).second) return;
+    if (!seen_.insert(visitKey(target.function, frame, params, literals)).second) return;
     ++visits_;
     on_stack_.push_back(target.function);
 
@@ -210,6 +202,7 @@ class Walk {
     context.function = target.function;
     context.path = path_;
     context.param_values = params;
+    context.frame = frame;
 
     for (const Event& event : target.function->events) {
       if (only_region >= 0 && event.region != only_region) continue;
@@ -227,17 +220,31 @@ class Walk {
 
   void followCall(const RegionContext& caller, const std::vector<std::string>& caller_literals,
                   const Event& call) {
-    FunctionRef callee = program_.resolveCall(*caller.file, call);
-    if (!callee || path_.size() >= RegionWalker::kMaxCallDepth) return;
-    for (const FunctionModel* active : on_stack_) {
-      if (active == callee.function) return;  // recursion: its events are already being seen
+    if (path_.size() >= RegionWalker::kMaxCallDepth) return;
+    for (const program::CallTarget& target : program_.callTargets(caller.frame, *caller.file, call)) {
+      FunctionRef callee = program_.function(target.function);
+      if (!callee) continue;
+      bool recursive = false;
+      for (const FunctionModel* active : on_stack_) recursive = recursive || active == callee.function;
+      if (recursive) continue;  // its events are already being seen
+      std::vector<Value> params = bindArguments(caller, call, *callee.function, target.offset);
+      std::vector<std::string> literals =
+          bindLiterals(caller, caller_literals, call, *callee.function, target.offset);
+      CallStep step{caller.file, caller.function, &call};
+      if (target.supplier.kind != program::Supplier::Kind::kNone) {
+        FunctionRef site = program_.function(
+            program_.index().functionId(target.supplier.site.file, target.supplier.site.function));
+        step.supplier_file = site.file;
+        step.supplier = target.supplier.site.event;
+        if (target.supplier.write != nullptr) {
+          step.write_file = &program_.files()[target.supplier.write_file];
+          step.write = target.supplier.write;
+        }
+      }
+      path_.push_back(step);
+      visitFunction(callee, target.frame, params, literals, -1);
+      path_.pop_back();
     }
-    std::vector<Value> params = bindArguments(caller, call, *callee.function);
-    std::vector<std::string> literals = bindLiterals(
-        caller, caller_literals, call, *callee.function, receiverOffset(call, *callee.function));
-    path_.push_back({caller.file, caller.function, &call});
-    visitFunction(callee, params, literals, -1);
-    path_.pop_back();
   }
 
   const ProgramModel& program_;

@@ -3,7 +3,7 @@
 #include <functional>
 
 #include "analyzer/engine/check.h"
-#include "analyzer/engine/program_model.h"
+#include "analyzer/program/program_model.h"
 
 namespace graphsafe {
 

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "analyzer/model/reference.h"
 #include "analyzer/model/value.h"
 #include "analyzer/source/source_file.h"
 
@@ -133,6 +134,11 @@ struct Event {
   std::string callee_qualified;
   // Index of the region (in FileModel::regions) whose body lexically holds this event, or -1.
   std::int32_t region = -1;
+  // kCall: the call as a reference (FileModel::references): its callee and arguments, for the
+  // program model to resolve when lowering could not (a method of an attribute's class in
+  // another file, a parameter holding a function). kNoRef for calls lowering emits on its own
+  // (a hook registration, a backward).
+  RefId call = kNoRef;
   // Flow between capture and replay (kBind, kStore, kFree, kInPlaceUpdate, kReplay), as paths
   // with subscripts and calls dropped ("x", "self.graphs"):
   //   target: what is bound, stored into, freed or updated in place; for kReplay, the graph or
@@ -157,6 +163,10 @@ struct Parameter {
   // The default's literal key (see literal_key.h) when the default is a literal; "" otherwise.
   std::string default_literal;
   bool variadic = false;  // *args / **kwargs
+  bool keywords = false;  // **kwargs (variadic too)
+  // The annotation and the default value, as references (kNoRef when there is none).
+  RefId annotation = kNoRef;
+  RefId default_value = kNoRef;
 };
 
 // A name that crosses a capture region's boundary, where it first does.
@@ -201,6 +211,47 @@ struct FunctionModel {
   // here, or passed on to a call (bit i: params[i]).
   std::vector<StaticTest> tests;
   std::uint64_t literal_params = 0;
+  // What the program model needs to type calls across files:
+  FunctionId parent = kNoFunction;  // the enclosing function (0 = module level)
+  std::int32_t class_index = -1;    // the class (FileModel::classes) whose body defines it
+  bool has_self = false;            // a method with an instance parameter
+  bool is_classmethod = false;      // its first parameter is the class
+  bool is_staticmethod = false;
+  bool is_property = false;         // read as an attribute, it is called
+  bool is_lambda = false;
+  bool is_generator = false;        // its body yields
+  RefId returns = kNoRef;           // every value it returns, joined (a lambda: its body)
+  RefId yields = kNoRef;            // every value it yields, joined
+  // The decorators, innermost first (as references: `dec`, `torch.compile(mode=...)`).
+  std::vector<RefId> decorators;
+  // A `yield` inside one of its body regions (a @contextmanager that captures): that region.
+  std::int32_t yield_region = -1;
+};
+
+// A class: its bases, methods and the values its methods and body give attributes, for the
+// program model's method resolution and attribute types.
+struct ClassModel {
+  std::string name;            // "Runner"
+  std::string qualified_name;  // module-relative: "Runner", "Outer.Inner", "f.<locals>.C"
+  SourceRange range;           // the name in the definition
+  FunctionId scope = 0;        // the function whose body defines it (0 = module level)
+  std::int32_t outer_class = -1;  // the class whose body defines it, or -1
+  std::vector<RefId> bases;       // in order
+  std::vector<std::pair<std::string, FunctionId>> methods;  // sorted by name
+  // `name = value` in the class body.
+  std::vector<std::pair<std::string, RefId>> members;
+  std::vector<RefId> decorators;
+};
+
+// `object.name = value` anywhere (`self.model = model` in __init__, `runner.fn = step`): the
+// program model joins these into the attribute types of the classes `object` may be.
+struct AttributeWrite {
+  RefId object = kNoRef;
+  std::string name;
+  RefId value = kNoRef;
+  FunctionId function = kNoFunction;  // where the write happens
+  SourceRange range;                  // the assignment
+  bool augmented = false;             // `+=` and the like: the type does not change
 };
 
 struct CaptureRegion {
@@ -239,6 +290,18 @@ struct CaptureRegion {
   std::vector<RegionName> inputs;
   // Names bound inside the region and read after it.
   std::vector<RegionName> outputs;
+  // A region lowering could not confirm from one file: the program model keeps it when the
+  // reference's type says it is a capture, and drops it otherwise (its events go to `parent`).
+  //   kGraphReceiver: `x.capture_begin()` on a receiver of unknown type (`pending_ref`): kept
+  //                   unless the receiver is known to be something else (a module that is not
+  //                   torch's, an object of a class without capture_begin);
+  //   kCaptureContext: `with ctx(...):` on a function of the program (`pending_ref`, the call):
+  //                   kept when the function is a @contextmanager whose yield is in a capture.
+  enum class Pending : std::uint8_t { kNo, kGraphReceiver, kCaptureContext };
+  Pending pending = Pending::kNo;
+  RefId pending_ref = kNoRef;
+  // The body region this one is nested in (-1 when none).
+  std::int32_t parent = -1;
 };
 
 struct SourceComment {
@@ -270,6 +333,12 @@ struct FileModel {
   std::vector<std::string> star_imports;
   // False for a file only read, not lowered, because nothing the run analyzes can reach it.
   bool lowered = true;
+  // For the program model (analyzer/program/): the references events, parameters and classes
+  // point into, the classes, every attribute write, and what each module-level name holds.
+  std::vector<Reference> references;
+  std::vector<ClassModel> classes;
+  std::vector<AttributeWrite> attribute_writes;
+  std::vector<std::pair<std::string, RefId>> globals;  // sorted by name
 };
 
 }  // namespace graphsafe

@@ -76,6 +76,18 @@ ExprInfo FunctionLowering::evalCall(TSNode call) {
   Arguments& arguments = argumentsSlot();
   ArgumentsLease lease(argument_depth_);
   evalArguments(field(call, g_.f_arguments), arguments);
+  // The call as a reference: the kCall event lowering emits for it carries it, and so does
+  // the value it returns.
+  const RefId ref = callRef(callee.ref, arguments);
+  const RefId outer_call = call_ref_;
+  call_ref_ = ref;
+  ExprInfo result = withRef(evalResolvedCall(callee, call, arguments), ref);
+  call_ref_ = outer_call;
+  return result;
+}
+
+ExprInfo FunctionLowering::evalResolvedCall(Callee& callee, TSNode call,
+                                            const Arguments& arguments) {
   if (callee.kind == Callee::Kind::kValue && isKernelLaunch(field(call, g_.f_function))) {
     return launchKernel(call, arguments);
   }
@@ -101,17 +113,23 @@ ExprInfo FunctionLowering::evalCall(TSNode call) {
       return callMethod(callee, call, arguments);
     case Callee::Kind::kSuperMethod: {
       std::int32_t class_index = decl().class_index;
-      if (class_index < 0) return {};
-      for (std::int32_t base :
-           file_.index.classes[static_cast<std::size_t>(class_index)].base_classes) {
-        FunctionId method = findMethod(file_.index, base, callee.name);
-        if (method != kNoFunction) return callFunction(method, call, arguments);
+      if (class_index >= 0) {
+        for (std::int32_t base :
+             file_.index.classes[static_cast<std::size_t>(class_index)].base_classes) {
+          FunctionId method = findMethod(file_.index, base, callee.name);
+          if (method != kNoFunction) return callFunction(method, call, arguments);
+        }
       }
+      // A base in another file: the program model follows the class's bases.
+      emitDynamicCall(call, arguments);
       return {};
     }
     case Callee::Kind::kValue:
       return callValue(callee, call, arguments);
     case Callee::Kind::kUnknown:
+      // A name no scope binds (brought by a star import, or a builtin lowering has no rule
+      // for): the program model looks for it.
+      emitDynamicCall(call, arguments);
       break;
   }
   return {};
@@ -142,10 +160,13 @@ FunctionLowering::Callee FunctionLowering::resolveCallee(TSNode function) {
     std::string_view name = textOf(function);
     ExprInfo info;
     if (lookupName(name, info)) {
+      const RefId ref = info.ref;
       callee = calleeFromInfo(std::move(info));
       callee.receiver_node = function;
+      callee.ref = ref;
       return callee;
     }
+    callee.ref = unboundNameRef(name);
     callee.builtin = classifyBuiltin(name);
     if (callee.builtin != BuiltinKind::kNone) {
       callee.kind = Callee::Kind::kBuiltin;
@@ -157,6 +178,7 @@ FunctionLowering::Callee FunctionLowering::resolveCallee(TSNode function) {
     std::string qualified = importedNameOf(function);
     if (!qualified.empty()) {
       callee.kind = Callee::Kind::kApi;
+      callee.ref = file_.refs.global(qualified);
       callee.qualified = std::move(qualified);
       return callee;
     }
@@ -166,9 +188,11 @@ FunctionLowering::Callee FunctionLowering::resolveCallee(TSNode function) {
     callee.receiver_node = object;
     if (is(object, g_.call) && isUnshadowedBuiltin(field(object, g_.f_function), "super")) {
       callee.kind = Callee::Kind::kSuperMethod;
+      callee.ref = file_.refs.attribute(file_.refs.superOf(id_), callee.name);
       return callee;
     }
     callee.receiver = eval(object);
+    callee.ref = file_.refs.attribute(callee.receiver.ref, callee.name);
     if (callee.receiver.object == ObjectKind::kClass) {
       // Class.method(obj, ...): the function itself, called unbound.
       FunctionId method = findMethod(file_.index, callee.receiver.class_index, callee.name);
@@ -188,6 +212,7 @@ FunctionLowering::Callee FunctionLowering::resolveCallee(TSNode function) {
   callee.kind = Callee::Kind::kValue;
   callee.receiver = eval(function);
   callee.receiver_node = function;
+  callee.ref = callee.receiver.ref;
   return callee;
 }
 
@@ -237,6 +262,7 @@ ExprInfo FunctionLowering::callFunction(FunctionId function, TSNode call,
     event.api = file_.model.functions[function].qualified_name;
     event.text = file_.text.brief(call);
     event.callee = function;
+    event.call = call_ref_;
     fillArguments(event, arguments);
     // self.step(x), model(x, mask=m), Block(8): the receiver is the first parameter, however
     // many arguments follow; Class.method(obj, x) passes it explicitly.
@@ -418,6 +444,10 @@ ExprInfo FunctionLowering::callApi(const std::string& qualified, TSNode call,
       result.value = hostVarying(ValueOrigin::kHostCall);
       return result;
     case ApiKind::kGraphContext:
+      // Bound to a name and entered later (`ctx = torch.cuda.graph(g); with ctx:`).
+      result.object = ObjectKind::kGraphContext;
+      result.node = call;
+      return result;
     case ApiKind::kStreamContext:
       return {};
     case ApiKind::kNone:
@@ -444,6 +474,7 @@ ExprInfo FunctionLowering::callApi(const std::string& qualified, TSNode call,
     event.api = qualified;
     event.text = file_.text.brief(call);
     event.callee_qualified = qualified;
+    event.call = call_ref_;
     if (host_.once_depth > 0) event.flags |= kFlagRunsOnce;
     fillArguments(event, arguments);
   }
@@ -553,6 +584,8 @@ ExprInfo FunctionLowering::callMethod(Callee& callee, TSNode call, const Argumen
         return {};
       }
       if (isModuleChainingMethod(name)) return receiver;
+      // A method of a base in another file: the program model follows the bases.
+      emitDynamicCall(call, arguments);
       return {};
     }
     case ObjectKind::kNnModule:
@@ -593,7 +626,14 @@ ExprInfo FunctionLowering::callMethod(Callee& callee, TSNode call, const Argumen
       }
       if (noteLoggerMethod(callee, call, arguments)) return {};
       noteContainerMethod(callee, call, arguments);
+      noteContainerGrowth(callee, arguments);
       if (!receiver.value.isTensor() && lowerStreamMethod(callee, call, arguments)) return {};
+      // A method of an object this file cannot type (an attribute, a parameter, a call's
+      // result): the program model may. A tensor method on what may be a tensor stays one.
+      if (!receiver.value.isTensor() &&
+          (classifyTensorMethod(name) == MethodKind::kNone || !mayBeTensor(receiver.value))) {
+        emitDynamicCall(call, arguments);
+      }
       return callTensorMethod(callee, call, arguments);
     case ObjectKind::kLogger:
       noteLoggerMethod(callee, call, arguments);
@@ -743,7 +783,11 @@ ExprInfo FunctionLowering::callValue(const Callee& callee, TSNode call,
         forward = method != kNoFunction;
       }
       ExprInfo result;
-      if (method != kNoFunction) result = callFunction(method, call, arguments);
+      if (method != kNoFunction) {
+        result = callFunction(method, call, arguments);
+      } else {
+        emitDynamicCall(call, arguments);  // forward inherited from a base in another file
+      }
       if (forward ||
           file_.index.classes[static_cast<std::size_t>(value.class_index)].derives_module) {
         return moduleCallResult(arguments);
@@ -757,6 +801,9 @@ ExprInfo FunctionLowering::callValue(const Callee& callee, TSNode call,
       break;
   }
   if (value.function != kNoFunction) return callFunction(value.function, call, arguments);
+  // A parameter, an attribute, an element of a container, a call's result: whatever it holds
+  // is for the program model to say.
+  emitDynamicCall(call, arguments);
   return {};
 }
 
@@ -769,6 +816,12 @@ void FunctionLowering::captureBegin(const Callee& callee, TSNode call, const Arg
   region.site = file_.text.range(call);
   region.graph = file_.text.brief(callee.receiver_node);
   region.function = id_;
+  if (callee.receiver.object != ObjectKind::kCudaGraph) {
+    // Not known to be a CUDAGraph here: the program model keeps the region unless the
+    // receiver's type says otherwise (`wp.capture_begin()` with wp the warp module).
+    region.pending = CaptureRegion::Pending::kGraphReceiver;
+    region.pending_ref = callee.receiver.ref;
+  }
   describeCaptureBegin(file_.text, arguments.syntax, region);
   if (!stream_stack_.empty()) region.stream = std::string(stream_stack_.back());
   std::int32_t index = file_.addRegion(std::move(region), currentRegion());

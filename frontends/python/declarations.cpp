@@ -1,5 +1,7 @@
 #include "frontends/python/declarations.h"
 
+#include <algorithm>
+
 #include "analyzer/model/literal_key.h"
 #include "frontends/python/python_apis.h"
 
@@ -192,6 +194,8 @@ class DeclarationPass {
     function.range = text_.range(name_node);
     function.body = text_.range(isNull(decorated) ? definition : decorated);
     function.is_method = class_index >= 0;
+    function.parent = scope;
+    function.class_index = class_index;
 
     FunctionDecl decl;
     decl.node = definition;
@@ -206,12 +210,28 @@ class DeclarationPass {
         if (!is(it.node(), g_.decorator)) continue;
         std::string_view decorator = text_.of(firstNamedChild(pool_, it.node()));
         if (decorator == "staticmethod" || decorator == "classmethod") is_static = true;
+        if (!function.is_method) continue;
+        function.is_classmethod = function.is_classmethod || decorator == "classmethod";
+        function.is_staticmethod = function.is_staticmethod || decorator == "staticmethod";
+        function.is_property = function.is_property || decorator == "property" ||
+                               decorator == "functools.cached_property" ||
+                               decorator == "cached_property";
       }
     }
     decl.has_self = function.is_method && !is_static && !function.params.empty();
+    function.has_self = decl.has_self;
 
     if (class_index >= 0) {
       index_.classes[class_index].methods[name] = id;
+      auto& methods = model_.classes[static_cast<std::size_t>(class_index)].methods;
+      // The last definition of a name wins, as it does when the class body runs.
+      auto slot = std::find_if(methods.begin(), methods.end(),
+                               [&](const auto& entry) { return entry.first == name; });
+      if (slot != methods.end()) {
+        slot->second = id;
+      } else {
+        methods.emplace_back(std::string(name), id);
+      }
     } else {
       index_.functions[scope].defs[name] = id;
     }
@@ -244,8 +264,17 @@ class DeclarationPass {
     }
     // A class nested in a class body is reachable only through the outer class: not by name.
     if (class_index < 0) index_.functions[scope].classes[decl.name] = index;
+    ClassModel model;
+    model.name = std::string(decl.name);
+    model.qualified_name = decl.qualified;
+    model.range = text_.range(name_node);
+    model.scope = scope;
+    model.outer_class = class_index;
+    model_.classes.push_back(std::move(model));
     index_.classes.push_back(std::move(decl));
     walkBlock(field(definition, g_.f_body), scope, index, depth + 1);
+    auto& methods = model_.classes[static_cast<std::size_t>(index)].methods;
+    std::sort(methods.begin(), methods.end());
   }
 
   void readParameters(TSNode parameters, FunctionModel& function, FunctionDecl& decl) {
@@ -277,15 +306,18 @@ class DeclarationPass {
       }
       // *args / **kwargs: the identifier inside the splat.
       bool splat = is(name, g_.list_splat_pattern) || is(name, g_.dictionary_splat_pattern);
+      bool keywords = is(name, g_.dictionary_splat_pattern);
       if (splat) name = firstNamedChild(pool_, name);
       if (isNull(name)) continue;
       Parameter entry;
       entry.name = std::string(text_.of(name));
       entry.variadic = splat;
+      entry.keywords = keywords;
       if (!isNull(fallback)) entry.default_literal = literalKey(text_.of(fallback)).value_or("");
       function.params.push_back(std::move(entry));
       decl.param_names.push_back(name);
       decl.param_types.push_back(type);
+      decl.param_defaults.push_back(fallback);
       decl.param_splat.push_back(splat);
     }
   }
@@ -315,6 +347,8 @@ FunctionId declareLambda(TSNode lambda, FunctionId parent, CursorPool& pool, con
                                 : model.functions[parent].qualified_name + ".<locals>.<lambda>";
   function.range = text.range(lambda);
   function.body = function.range;
+  function.parent = parent;
+  function.is_lambda = true;
   FunctionDecl decl;
   decl.node = lambda;
   decl.parent = parent;
@@ -323,10 +357,14 @@ FunctionId declareLambda(TSNode lambda, FunctionId parent, CursorPool& pool, con
   if (!isNull(parameters)) {
     for (Children it(pool, parameters); it.valid(); it.next()) {
       TSNode name = it.node();
+      TSNode fallback{};
       bool splat = false;
+      bool keywords = false;
       if (is(name, g.default_parameter) || is(name, g.typed_default_parameter)) {
+        fallback = field(name, g.f_value);
         name = field(name, g.f_name);
       } else if (is(name, g.list_splat_pattern) || is(name, g.dictionary_splat_pattern)) {
+        keywords = is(name, g.dictionary_splat_pattern);
         name = firstNamedChild(pool, name);
         splat = true;
       } else if (!is(name, g.identifier)) {
@@ -336,9 +374,11 @@ FunctionId declareLambda(TSNode lambda, FunctionId parent, CursorPool& pool, con
       Parameter entry;
       entry.name = std::string(text.of(name));
       entry.variadic = splat;
+      entry.keywords = keywords;
       function.params.push_back(std::move(entry));
       decl.param_names.push_back(name);
       decl.param_types.emplace_back();
+      decl.param_defaults.push_back(fallback);
       decl.param_splat.push_back(splat);
     }
   }

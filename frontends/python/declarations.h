@@ -30,6 +30,7 @@ struct FunctionDecl {
   // Per parameter: its name node, its annotation (null when none), whether it is *args/**kw.
   std::vector<TSNode> param_names;
   std::vector<TSNode> param_types;
+  std::vector<TSNode> param_defaults;  // null when there is none
   std::vector<bool> param_splat;
   // Functions and classes defined directly in this scope.
   std::unordered_map<std::string_view, FunctionId> defs;

@@ -42,11 +42,12 @@ void FunctionLowering::run() {
   // Copies: lowering may declare lambdas, which grows the function tables.
   TSNode node = decl().node;
   bool is_lambda = decl().is_lambda;
+  if (mode_ == Mode::kNormal) noteParameterReferences();
   bindParameters();
   if (id_ == 0) {
     lowerBlock(file_.root);
   } else if (is_lambda) {
-    eval(field(node, g_.f_body));
+    returns_ = eval(field(node, g_.f_body)).ref;
   } else {
     lowerBlock(field(node, g_.f_body));
   }
@@ -56,6 +57,9 @@ void FunctionLowering::run() {
     if (!open.confirmed) file_.dropRegion(open.region);
   }
   if (mode_ != Mode::kNormal) return;
+  file_.model.functions[id_].returns = returns_;
+  file_.model.functions[id_].yields = yields_;
+  file_.model.functions[id_].is_generator = yields_ != kNoRef;
   file_.model.functions[id_].memoized = isMemoized();
   file_.model.functions[id_].events = std::move(events_);
   file_.model.functions[id_].tests = std::move(tests_);
@@ -76,6 +80,7 @@ void FunctionLowering::bindParameters() {
   for (std::size_t i = 0; i < count; ++i) {
     std::string_view name = textOf(decl().param_names[i]);
     ExprInfo info;
+    info.ref = file_.refs.parameter(id_, i);
     if (i == 0 && has_self) {
       info.object = ObjectKind::kInstance;
       info.class_index = self_class_;
@@ -154,11 +159,14 @@ const ExprInfo* FunctionLowering::findLocal(std::string_view name) const {
 
 namespace {
 
-bool definedIn(const FunctionDecl& scope, std::string_view name, ExprInfo& out) {
+bool definedIn(const FileIndex& index, ReferenceBuilder& refs, const FunctionDecl& scope,
+               std::string_view name, ExprInfo& out) {
   auto def = scope.defs.find(name);
   if (def != scope.defs.end()) {
     out = ExprInfo{};
     out.function = def->second;
+    // The name holds what the decorators made of the function.
+    out.ref = refs.function(def->second, !isNull(index.functions[def->second].decorated));
     return true;
   }
   auto cls = scope.classes.find(name);
@@ -166,6 +174,7 @@ bool definedIn(const FunctionDecl& scope, std::string_view name, ExprInfo& out) 
     out = ExprInfo{};
     out.object = ObjectKind::kClass;
     out.class_index = cls->second;
+    out.ref = refs.classRef(cls->second);
     return true;
   }
   return false;
@@ -179,12 +188,19 @@ bool FunctionLowering::lookupName(std::string_view name, ExprInfo& out) const {
     return true;
   }
   const auto& functions = file_.index.functions;
-  if (definedIn(functions[id_], name, out)) return true;
+  if (definedIn(file_.index, file_.refs, functions[id_], name, out)) return true;
   // Enclosing functions (closures), then the module. Class bodies are not scopes for methods.
   for (FunctionId scope = functions[id_].parent; scope != kNoFunction;
        scope = functions[scope].parent) {
     if (scope == 0) {
-      if (file_.moduleGlobal(name, out)) return true;
+      if (file_.moduleGlobal(name, out)) {
+        // Read from a function: what the module binds it to by the time it runs, whichever
+        // statement that is (the program model joins them).
+        if (!file_.model.module_name.empty()) {
+          out.ref = file_.refs.global(file_.model.module_name + "." + std::string(name));
+        }
+        return true;
+      }
     } else if (scope < file_.final_bindings.size()) {
       const Bindings& outer = file_.final_bindings[scope];
       auto it = outer.find(name);
@@ -193,15 +209,25 @@ bool FunctionLowering::lookupName(std::string_view name, ExprInfo& out) const {
         return true;
       }
     }
-    if (definedIn(functions[scope], name, out)) return true;
+    if (definedIn(file_.index, file_.refs, functions[scope], name, out)) return true;
   }
   if (const std::string* imported = file_.index.imports.find(name)) {
     out = ExprInfo{};
     out.object = ObjectKind::kImported;
     out.imported = *imported;
+    out.ref = file_.refs.global(*imported);
     return true;
   }
   return false;
+}
+
+void FunctionLowering::bindDefinitionName(TSNode definition) {
+  // The name now refers to the function or class (its body is lowered on its own).
+  std::string_view name = textOf(field(definition, g_.f_name));
+  ExprInfo info;
+  if (!name.empty() && definedIn(file_.index, file_.refs, decl(), name, info)) {
+    setBinding(name, info);
+  }
 }
 
 bool FunctionLowering::isShadowed(std::string_view name) const {
@@ -225,7 +251,7 @@ void FunctionLowering::setBinding(std::string_view name, ExprInfo info) {
   auto [it, inserted] = bindings_.try_emplace(name, info);
   if (inserted) return;
   // Straight-line code rebinds; a binding under a branch or loop may not happen, so it joins.
-  it->second = conditional_depth_ > 0 ? joinInfos(it->second, info) : std::move(info);
+  it->second = conditional_depth_ > 0 ? joinedInfo(it->second, info) : std::move(info);
 }
 
 void FunctionLowering::bindTarget(TSNode target, const ExprInfo& info, TSNode value,
@@ -242,26 +268,50 @@ void FunctionLowering::bindTarget(TSNode target, const ExprInfo& info, TSNode va
   } else if (symbol == g_.pattern_list || symbol == g_.tuple_pattern || symbol == g_.list_pattern ||
              symbol == g_.expression_list || symbol == g_.tuple || symbol == g_.list) {
     ExprInfo element = elementOf(info);
-    for (Children it(file_.pool, target); it.valid(); it.next()) {
+    std::int32_t position = 0;
+    bool after_splat = false;
+    for (Children it(file_.pool, target); it.valid(); it.next(), ++position) {
+      bool splat = is(it.node(), g_.list_splat_pattern) || is(it.node(), g_.list_splat);
+      after_splat = after_splat || splat;
+      // `a, b = pair`: each name holds its position; past a `*rest`, positions are not known.
+      element.ref = file_.refs.element(info.ref, after_splat ? -1 : position);
+      if (splat) {
+        element.ref = file_.refs.container(ContainerKind::kList, {element.ref});
+      }
       bindTarget(it.node(), element, TSNode{});
     }
   } else if (symbol == g_.list_splat_pattern || symbol == g_.list_splat) {
-    bindTarget(firstNamedChild(file_.pool, target), ExprInfo{}, TSNode{});
+    bindTarget(firstNamedChild(file_.pool, target), withRef(ExprInfo{}, info.ref), TSNode{});
   } else if (symbol == g_.attribute) {
     TSNode object = field(target, g_.f_object);
+    RefId object_ref = kNoRef;
     if (isSelfName(object)) {
       recordSelfAttribute(textOf(field(target, g_.f_attribute)), info, value, augmented);
       bindLocalAttribute(target, info);
+      ExprInfo self;
+      if (lookupName(textOf(object), self)) object_ref = self.ref;
     } else if (!is(object, g_.identifier)) {
-      eval(object);
+      object_ref = eval(object).ref;
+    } else {
+      ExprInfo named;
+      if (lookupName(textOf(object), named)) object_ref = named.ref;
     }
+    noteAttributeWrite(target, object_ref, info, augmented);
     noteBinding(target, info, value, augmented);
     noteHostWrite(target, ExprInfo{}, info, augmented);
   } else if (symbol == g_.subscript) {
-    ExprInfo base = eval(field(target, g_.f_value));
+    TSNode base_node = field(target, g_.f_value);
+    ExprInfo base = eval(base_node);
+    TSNode key{};
     for (Children it(file_.pool, target); it.valid(); it.next()) {
-      if (it.field() == g_.f_subscript) eval(it.node());
+      if (it.field() != g_.f_subscript) continue;
+      eval(it.node());
+      key = isNull(key) ? it.node() : key;
     }
+    std::string_view literal;
+    if (!isNull(key)) plainStringValue(file_.pool, file_.text, key, literal);
+    const std::int32_t position = literalIndex(target);
+    if (!augmented) noteElementWrite(base_node, base, info.ref, position, literal);
     noteSubscriptStore(target, base, info, value, augmented);
     noteHostWrite(target, base, info, augmented);
   }
@@ -380,6 +430,8 @@ ExprInfo FunctionLowering::loopElement(TSNode iterable, const ExprInfo& info) {
 }
 
 void FunctionLowering::bindLoopTarget(TSNode target, TSNode iterable, const ExprInfo& info) {
+  // What the loop variable holds, for the program model: an element of the iterable.
+  const RefId element_ref = file_.refs.element(info.ref);
   TSNode node = unparenthesize(file_.pool, iterable);
   TSNode pattern = unparenthesize(file_.pool, target);
   bool is_pattern =
@@ -396,11 +448,14 @@ void FunctionLowering::bindLoopTarget(TSNode target, TSNode iterable, const Expr
         ExprInfo element;
         if (enumerate && index == 0) {
           element.value = hostConstant(ValueOrigin::kLoopVariable);
+          element.ref = file_.refs.host();
         } else {
           std::size_t source = enumerate ? 0 : index;
           if (source < arguments.positional.size()) {
             TSNode argument = arguments.positional[source];
-            element = loopElement(argument, quietEval(argument));
+            ExprInfo iterated = quietEval(argument);
+            element = loopElement(argument, iterated);
+            element.ref = file_.refs.element(iterated.ref);
           }
         }
         bindTarget(it.node(), element, TSNode{});
@@ -408,7 +463,7 @@ void FunctionLowering::bindLoopTarget(TSNode target, TSNode iterable, const Expr
       return;
     }
   }
-  bindTarget(target, loopElement(iterable, info), TSNode{});
+  bindTarget(target, withRef(loopElement(iterable, info), element_ref), TSNode{});
 }
 
 // ---- statements ------------------------------------------------------------------------------
@@ -444,10 +499,12 @@ void FunctionLowering::lowerStatement(TSNode node) {
   TSSymbol symbol = ts_node_symbol(node);
   if (symbol == g_.expression_statement) {
     lowerExpressionStatement(node);
-  } else if (symbol == g_.return_statement || symbol == g_.raise_statement ||
-             symbol == g_.delete_statement) {
+  } else if (symbol == g_.return_statement) {
+    TSNode value = firstNamedChild(file_.pool, node);
+    noteReturnValue(isNull(value) ? withRef(ExprInfo{}, file_.refs.none()) : eval(value));
+    noteReturn(node);
+  } else if (symbol == g_.raise_statement || symbol == g_.delete_statement) {
     evalChildren(node);
-    if (symbol == g_.return_statement) noteReturn(node);
     if (symbol == g_.delete_statement) noteDelete(node);
   } else if (symbol == g_.if_statement) {
     lowerIf(node);
@@ -475,11 +532,7 @@ void FunctionLowering::lowerStatement(TSNode node) {
     }
   } else if (symbol == g_.function_definition || symbol == g_.decorated_definition ||
              symbol == g_.class_definition) {
-    // The name now refers to the function or class (its body is lowered on its own).
-    TSNode definition = symbol == g_.decorated_definition ? field(node, g_.f_definition) : node;
-    std::string_view name = textOf(field(definition, g_.f_name));
-    ExprInfo info;
-    if (!name.empty() && definedIn(decl(), name, info)) setBinding(name, info);
+    lowerDefinition(node);
   } else if (symbol == g_.global_statement || symbol == g_.nonlocal_statement) {
     noteGlobalDeclaration(node);
   } else if (symbol == g_.block || ts_node_is_error(node)) {
@@ -548,6 +601,8 @@ void FunctionLowering::lowerAugmentedAssignment(TSNode node) {
   result.value = combineOperands(target.value, operand.value);
   result.object = target.object;
   result.class_index = target.class_index;
+  // `x += y` keeps what x is (a list extended, a number grown); only containers gain elements.
+  result.ref = target.ref;
   bindTarget(left, result, right, true);
 }
 
@@ -672,16 +727,8 @@ void FunctionLowering::lowerWithItem(TSNode item, TSNode target, std::vector<std
         noteStreamBlock(item, stream);
         stream_stack_.push_back(isNull(stream) ? std::string_view{} : textOf(stream));
         ++streams;
-      } else if (!quiet()) {
-        CaptureRegion region;
-        region.kind = RegionKind::kGraphContext;
-        region.site = file_.text.range(item);
-        region.function = id_;
-        describeGraphContext(file_.text, arguments.syntax, region);
-        std::int32_t index = file_.addRegion(std::move(region), currentRegion());
-        region_stack_.push_back(index);
-        regions.push_back(index);
-        openRegionExtent(index, item);
+      } else {
+        openWithRegion(item, arguments.syntax, CaptureRegion::Pending::kNo, kNoRef, regions);
       }
       --argument_depth_;
       if (!isNull(target)) bindTarget(target, ExprInfo{}, TSNode{});
@@ -690,7 +737,35 @@ void FunctionLowering::lowerWithItem(TSNode item, TSNode target, std::vector<std
     noteAutocastBlock(item, canonicalApiName(qualified));
   }
   ExprInfo info = eval(item);
+  if (info.object == ObjectKind::kGraphContext && !isNull(info.node)) {
+    // `ctx = torch.cuda.graph(g, pool=p) if shared else torch.cuda.graph(g)`, then `with ctx:`
+    CallArguments syntax;
+    readArguments(file_.pool, file_.text, field(info.node, g_.f_arguments), syntax);
+    openWithRegion(item, syntax, CaptureRegion::Pending::kNo, kNoRef, regions);
+  } else if (is(item, g_.call) && mayBeCaptureContext(info.ref)) {
+    // `with runner.capture():` on a function of the program: a capture if the program model
+    // finds a @contextmanager there whose yield is under one.
+    openWithRegion(item, CallArguments{}, CaptureRegion::Pending::kCaptureContext, info.ref,
+                   regions);
+  }
   if (!isNull(target)) bindTarget(target, info, item);
+}
+
+void FunctionLowering::openWithRegion(TSNode item, const CallArguments& syntax,
+                                      CaptureRegion::Pending pending, RefId pending_ref,
+                                      std::vector<std::int32_t>& regions) {
+  if (quiet()) return;
+  CaptureRegion region;
+  region.kind = RegionKind::kGraphContext;
+  region.site = file_.text.range(item);
+  region.function = id_;
+  region.pending = pending;
+  region.pending_ref = pending_ref;
+  if (pending == CaptureRegion::Pending::kNo) describeGraphContext(file_.text, syntax, region);
+  std::int32_t index = file_.addRegion(std::move(region), currentRegion());
+  region_stack_.push_back(index);
+  regions.push_back(index);
+  openRegionExtent(index, item);
 }
 
 void FunctionLowering::lowerTry(TSNode node) {
@@ -810,6 +885,7 @@ ExprInfo FunctionLowering::dispatch(TSNode node) {
   if (symbol == g_.lambda) {
     ExprInfo info;
     info.node = node;  // its body runs when called, not here
+    info.ref = file_.refs.function(file_.lambdaFunction(node, id_), false);
     return info;
   }
   if (symbol == g_.yield) return lowerYield(node);
@@ -874,7 +950,7 @@ ExprInfo FunctionLowering::condition(TSNode node) {
 
 ExprInfo FunctionLowering::evalIdentifier(TSNode node) {
   ExprInfo info;
-  if (!lookupName(textOf(node), info)) return {};
+  if (!lookupName(textOf(node), info)) return withRef({}, unboundNameRef(textOf(node)));
   narrowedRead(textOf(node), info);
   noteNameRead(textOf(node), node, info);
   return info;
@@ -885,11 +961,17 @@ ExprInfo FunctionLowering::evalAttribute(TSNode node) {
   if (!qualified.empty()) {
     ExprInfo info;
     info.object = ObjectKind::kImported;
+    info.ref = file_.refs.global(qualified);
     info.imported = std::move(qualified);
     return info;
   }
   ExprInfo object = eval(field(node, g_.f_object));
   std::string_view name = textOf(field(node, g_.f_attribute));
+  return withRef(evalAttributeOf(node, object, name), file_.refs.attribute(object.ref, name));
+}
+
+ExprInfo FunctionLowering::evalAttributeOf(TSNode node, const ExprInfo& object,
+                                           std::string_view name) {
   ExprInfo info;
   switch (object.object) {
     case ObjectKind::kInstance: {
@@ -949,6 +1031,12 @@ ExprInfo FunctionLowering::evalSubscript(TSNode node) {
     index = combineOperands(index, part.value);
   }
   ExprInfo info;
+  {
+    TSNode key = field(node, g_.f_subscript);
+    std::string_view literal;
+    if (!isNull(key)) plainStringValue(file_.pool, file_.text, key, literal);
+    info.ref = file_.refs.element(base.ref, literalIndex(node), literal);
+  }
   if (base.object == ObjectKind::kTensorTuple || base.value.isTensor()) {
     info.value = tensorValue();
   } else if (base.value.isKnownHost()) {
@@ -1069,7 +1157,12 @@ ExprInfo FunctionLowering::evalConditional(TSNode node) {
   ExprInfo alternative = eval(parts[2]);
   endNarrowing(narrowed);
   markCaptureBranch(before, condition_end, body_end, events_.size());
-  return joinInfos(body, alternative);
+  ExprInfo joined = joinedInfo(body, alternative);
+  // `torch.cuda.graph(g, pool=p) if shared else torch.cuda.graph(g)`: a graph context either way.
+  if (body.object == ObjectKind::kGraphContext && alternative.object == ObjectKind::kGraphContext) {
+    joined.node = body.node;
+  }
+  return joined;
 }
 
 ExprInfo FunctionLowering::evalString(TSNode node) {
@@ -1093,8 +1186,11 @@ ExprInfo FunctionLowering::evalSequence(TSNode node) {
   bool constant = true;
   bool host = true;
   Value varying;
+  std::vector<RefId> elements;
   for (Children it(file_.pool, node); it.valid(); it.next()) {
-    Value value = eval(it.node()).value;
+    ExprInfo element = eval(it.node());
+    elements.push_back(element.ref);
+    Value value = std::move(element.value);
     constant = value.kind == ValueKind::kHostConstant && constant;
     host = value.isKnownHost() && host;
     if (value.isHostVarying() && varying.kind == ValueKind::kUnknown) varying = value;
@@ -1103,6 +1199,10 @@ ExprInfo FunctionLowering::evalSequence(TSNode node) {
   if (constant) info.value = hostConstant(ValueOrigin::kLiteral);
   // (n, hidden) with n varying: a host value that varies with it.
   if (!constant && host) info.value = hostVarying(varying.origin);
+  const ContainerKind kind = is(node, g_.list)  ? ContainerKind::kList
+                             : is(node, g_.set) ? ContainerKind::kSet
+                                                : ContainerKind::kTuple;
+  info.ref = file_.refs.container(kind, std::move(elements));
   return info;
 }
 
@@ -1134,10 +1234,14 @@ ExprInfo FunctionLowering::evalComprehension(TSNode node) {
     }
   }
   TSNode body = field(node, g_.f_body);
+  RefId element = kNoRef;
+  std::vector<std::string> keys;
   if (is(body, g_.pair)) {
-    evalChildren(body);
+    eval(field(body, g_.f_key));
+    element = eval(field(body, g_.f_value)).ref;
+    keys.emplace_back();
   } else {
-    eval(body);
+    element = eval(body).ref;
   }
   conditional_depth_ = outer_conditional;
   for (auto it = saved.rbegin(); it != saved.rend(); ++it) {
@@ -1147,7 +1251,11 @@ ExprInfo FunctionLowering::evalComprehension(TSNode node) {
       bindings_.erase(it->first);
     }
   }
-  return {};
+  const ContainerKind kind = is(node, g_.set_comprehension)          ? ContainerKind::kSet
+                             : is(node, g_.dictionary_comprehension) ? ContainerKind::kDict
+                             : is(node, g_.generator_expression)     ? ContainerKind::kGenerator
+                                                                     : ContainerKind::kList;
+  return withRef({}, file_.refs.container(kind, {element}, std::move(keys)));
 }
 
 // ---- events ----------------------------------------------------------------------------------

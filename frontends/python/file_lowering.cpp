@@ -1,5 +1,7 @@
 #include "frontends/python/file_lowering.h"
 
+#include "analyzer/model/region_removal.h"
+
 #include "frontends/python/call_arguments.h"
 #include "frontends/python/function_lowering.h"
 #include "frontends/python/python_apis.h"
@@ -16,7 +18,8 @@ FileLowering::FileLowering(TSNode root_node, const SourceText& source_text, Curs
       index(file_index),
       model(file_model),
       settings(analysis_settings),
-      g(Grammar::get()) {
+      g(Grammar::get()),
+      refs(file_model.references) {
   for (const std::string& api : settings.extra_sync_apis) {
     std::string_view name = api;
     if (name.empty()) continue;
@@ -43,14 +46,15 @@ void FileLowering::run() {
   }
   addEntryPointRegions();
   finishFlow();
+  collectGlobals();
   compactRegions();
   final_bindings.clear();
 }
 
 std::int32_t FileLowering::addRegion(CaptureRegion region, std::int32_t parent) {
   auto position = static_cast<std::int32_t>(model.regions.size());
+  region.parent = parent;
   model.regions.push_back(std::move(region));
-  region_parent_.push_back(parent);
   region_dead_.push_back(false);
   return position;
 }
@@ -59,6 +63,26 @@ FunctionId FileLowering::lambdaFunction(TSNode lambda, FunctionId parent) {
   auto [it, inserted] = lambdas_.try_emplace(lambda.id, kNoFunction);
   if (inserted) it->second = declareLambda(lambda, parent, pool, text, index, model);
   return it->second;
+}
+
+FunctionId FileLowering::functionOfNode(TSNode definition) {
+  if (function_nodes_.empty()) {
+    for (FunctionId id = 1; id < index.functions.size(); ++id) {
+      if (!index.functions[id].is_lambda) function_nodes_.emplace(index.functions[id].node.id, id);
+    }
+  }
+  auto it = function_nodes_.find(definition.id);
+  return it == function_nodes_.end() ? kNoFunction : it->second;
+}
+
+std::int32_t FileLowering::classOfNode(TSNode definition) {
+  if (class_nodes_.empty()) {
+    for (std::size_t c = 0; c < index.classes.size(); ++c) {
+      class_nodes_.emplace(index.classes[c].node.id, static_cast<std::int32_t>(c));
+    }
+  }
+  auto it = class_nodes_.find(definition.id);
+  return it == class_nodes_.end() ? -1 : it->second;
 }
 
 TSNode FileLowering::moduleAssignment(std::string_view name) {
@@ -159,29 +183,6 @@ void FileLowering::addEntryPointRegions() {
   }
 }
 
-void FileLowering::compactRegions() {
-  bool any_dead = false;
-  for (bool dead : region_dead_) any_dead = any_dead || dead;
-  if (!any_dead) return;
-  // A dropped region hands its events to the region that was open around it.
-  std::vector<std::int32_t> remap(model.regions.size(), -1);
-  std::vector<CaptureRegion> kept;
-  for (std::size_t i = 0; i < model.regions.size(); ++i) {
-    if (region_dead_[i]) {
-      std::int32_t parent = region_parent_[i];
-      remap[i] = parent >= 0 ? remap[static_cast<std::size_t>(parent)] : -1;
-    } else {
-      remap[i] = static_cast<std::int32_t>(kept.size());
-      kept.push_back(std::move(model.regions[i]));
-    }
-  }
-  model.regions = std::move(kept);
-  for (FunctionModel& function : model.functions) {
-    for (Event& event : function.events) {
-      if (event.region >= 0) event.region = remap[static_cast<std::size_t>(event.region)];
-      if (event.output_of >= 0) event.output_of = remap[static_cast<std::size_t>(event.output_of)];
-    }
-  }
-}
+void FileLowering::compactRegions() { dropRegions(model, region_dead_); }
 
 }  // namespace graphsafe::python

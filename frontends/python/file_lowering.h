@@ -12,6 +12,7 @@
 #include "analyzer/model/capture_model.h"
 #include "frontends/python/declarations.h"
 #include "frontends/python/flow_state.h"
+#include "frontends/python/reference_builder.h"
 #include "frontends/python/syntax.h"
 #include "frontends/python/value_classifier.h"
 
@@ -36,6 +37,8 @@ class FileLowering {
   FileModel& model;
   const AnalysisSettings& settings;
   const Grammar& g;
+  // The references of model.references, made as expressions are lowered.
+  ReferenceBuilder refs;
 
   // Extra synchronizing APIs from the configuration, split by form.
   std::vector<std::string_view> extra_sync_functions;  // "pkg.mod.func"
@@ -62,6 +65,11 @@ class FileLowering {
   // The function of a lambda used as a callable, created on first use.
   FunctionId lambdaFunction(TSNode lambda, FunctionId parent);
 
+  // The function a def node declares, the class a class node declares (kNoFunction / -1 when
+  // the declaration pass skipped it).
+  FunctionId functionOfNode(TSNode definition);
+  std::int32_t classOfNode(TSNode definition);
+
   // The value of a module-level name read from a function: constants bound once stay
   // constants; names rebound anywhere become varying globals.
   bool moduleGlobal(std::string_view name, ExprInfo& out) const;
@@ -72,10 +80,12 @@ class FileLowering {
   void addEntryPointRegions();
   void finishFlow();  // flow_lowering.cpp
   void compactRegions();
+  void collectGlobals();  // reference_lowering.cpp
 
-  std::vector<std::int32_t> region_parent_;
   std::vector<bool> region_dead_;
   std::unordered_map<const void*, FunctionId> lambdas_;
+  std::unordered_map<const void*, FunctionId> function_nodes_;
+  std::unordered_map<const void*, std::int32_t> class_nodes_;
   std::unordered_map<std::string_view, TSNode> module_assignments_;
   bool module_assignments_read_ = false;
 };

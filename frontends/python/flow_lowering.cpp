@@ -481,19 +481,6 @@ ExprInfo FunctionLowering::noteCallResult(TSNode call, ExprInfo result) {
     if (!result.value.isKnownHost()) result.output_of = flow_.replay_region;
     return result;
   }
-  // f(x) where f can only come from `from m import *`: the engine resolves this module's name
-  // through the star imports.
-  if (is(function, g_.identifier) && !file_.index.imports.starModules().empty() && !quiet() &&
-      !file_.model.module_name.empty()) {
-    ExprInfo named;
-    std::string_view name = textOf(function);
-    if (!lookupName(name, named) && classifyBuiltin(name) == BuiltinKind::kNone) {
-      Event& event = emit(EventKind::kCall, call);
-      event.api = std::string(name);
-      event.text = file_.text.brief(call);
-      event.callee_qualified = file_.model.module_name + "." + std::string(name);
-    }
-  }
   std::string path = flowPath(function);
   if (!path.empty()) {
     const auto& regions = file_.model.regions;
@@ -634,13 +621,19 @@ void FunctionLowering::noteRegionSpan(std::int32_t region, SourceRange span) {
 ExprInfo FunctionLowering::lowerYield(TSNode node) {
   std::string_view text = textOf(node);
   std::size_t after = text.find_first_not_of(" \t\r\n\\", 5);
-  if (after != std::string_view::npos && text.substr(after).starts_with("from")) {
-    return evalChildren(node);  // yield from: the values are another generator's
-  }
   TSNode expression = firstNamedChild(file_.pool, node);
-  if (isNull(expression)) return {};
+  if (after != std::string_view::npos && text.substr(after).starts_with("from")) {
+    // yield from: the values are another generator's
+    noteYieldValue(eval(expression), true);
+    return {};
+  }
+  if (isNull(expression)) {
+    noteYieldValue(withRef({}, file_.refs.none()), false);
+    return {};
+  }
   ExprInfo info = eval(expression);
   emitStore("yield", std::string{}, expression, info);
+  noteYieldValue(info, false);
   return {};
 }
 

@@ -66,6 +66,7 @@ class FunctionLowering {
     BuiltinKind builtin = BuiltinKind::kNone;
     std::string_view name;  // kBuiltin / kMethod / kSuperMethod
     ExprInfo receiver;      // kMethod: the object; kValue: the called value
+    RefId ref = kNoRef;     // the callee expression, for the program model
     TSNode receiver_node{};
     TSNode name_node{};
   };
@@ -88,6 +89,8 @@ class FunctionLowering {
   void lowerWith(TSNode node);
   void lowerWithItem(TSNode item, TSNode target, std::vector<std::int32_t>& regions,
                      std::size_t& streams);
+  void openWithRegion(TSNode item, const CallArguments& syntax, CaptureRegion::Pending pending,
+                      RefId pending_ref, std::vector<std::int32_t>& regions);
   void lowerTry(TSNode node);
   void lowerMatch(TSNode node);
   void lowerConditionalBlock(TSNode block);
@@ -116,6 +119,7 @@ class FunctionLowering {
   ExprInfo condition(TSNode node);
   ExprInfo evalIdentifier(TSNode node);
   ExprInfo evalAttribute(TSNode node);
+  ExprInfo evalAttributeOf(TSNode node, const ExprInfo& object, std::string_view name);
   ExprInfo evalSubscript(TSNode node);
   ExprInfo evalBinary(TSNode node);
   ExprInfo evalStringFormat(TSNode node, TSNode right);
@@ -128,6 +132,7 @@ class FunctionLowering {
 
   // ---- calls (call_lowering.cpp) ----
   ExprInfo evalCall(TSNode call);
+  ExprInfo evalResolvedCall(Callee& callee, TSNode call, const Arguments& arguments);
   Callee resolveCallee(TSNode function);
   Callee calleeFromInfo(ExprInfo info) const;
   void evalArguments(TSNode arguments, Arguments& out);
@@ -330,6 +335,40 @@ class FunctionLowering {
   std::uint16_t methodCopy(std::string_view name, const ExprInfo& receiver,
                            const Arguments& arguments, ExprInfo& result) const;
 
+  // ---- references for the program model (reference_lowering.cpp) ----
+  // `info` with `ref` when it has none yet.
+  static ExprInfo withRef(ExprInfo info, RefId ref);
+  // joinInfos, with the references of both sides joined.
+  ExprInfo joinedInfo(const ExprInfo& a, const ExprInfo& b);
+  // The reference of an identifier no scope binds: a builtin, or a name a star import brings.
+  RefId unboundNameRef(std::string_view name);
+  // What an annotation says a parameter holds (`Llama`, `Optional[Llama]`, "Llama").
+  RefId annotationRef(TSNode type);
+  RefId annotationRefOf(TSNode node, int depth);
+  // A dotted name ("models.Llama") as this function's scopes resolve it.
+  RefId dottedRef(std::string_view dotted);
+  // The annotations and defaults of this function's parameters, before they are bound.
+  void noteParameterReferences();
+  RefId callRef(RefId callee, const Arguments& arguments);
+  void noteReturnValue(const ExprInfo& info);
+  void noteYieldValue(const ExprInfo& info, bool delegated);
+  // A def or class statement: its decorators (applied as calls, innermost first), a class's
+  // bases and body members; then the name binds to it.
+  void lowerDefinition(TSNode node, bool in_class_body = false);
+  void bindDefinitionName(TSNode definition);  // event_lowering.cpp
+  void lowerDecorators(TSNode decorated, RefId decorated_ref, std::vector<RefId>& decorators);
+  void lowerClassBody(std::int32_t class_index, TSNode body, int depth);
+  void noteAttributeWrite(TSNode target, RefId object, const ExprInfo& value, bool augmented);
+  // `base[key] = value`, `base.append(value)`: the container may now hold `value`.
+  void noteElementWrite(TSNode base_node, const ExprInfo& base, RefId value, std::int32_t position,
+                        std::string_view key);
+  void noteContainerGrowth(const Callee& callee, const Arguments& arguments);
+  // A call lowering cannot resolve from this file: the program model may (its reference says
+  // what is called with what).
+  void emitDynamicCall(TSNode call, const Arguments& arguments);
+  // Could the call `ref` enter a context manager of the program (not a library's)?
+  bool mayBeCaptureContext(RefId ref) const;
+
   // ---- events ----
   Event& emit(EventKind kind, TSNode range_node);
   Value described(const Value& value, TSNode node) const;
@@ -373,6 +412,11 @@ class FunctionLowering {
   std::unordered_map<std::string_view, std::string> submodule_loops_;
   // Names bound to a torch.optim optimizer: their step() is work a capture must warm up.
   std::vector<std::string> optimizers_;
+  // The call being lowered, as a reference (for the kCall event it emits), and what the
+  // function returns and yields.
+  RefId call_ref_ = kNoRef;
+  RefId returns_ = kNoRef;
+  RefId yields_ = kNoRef;
 };
 
 }  // namespace graphsafe::python

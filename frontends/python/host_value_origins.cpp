@@ -148,7 +148,7 @@ void FunctionLowering::bindLocalAttribute(TSNode target, const ExprInfo& info) {
   bound.value.text.clear();
   auto [it, inserted] = bindings_.try_emplace(textOf(target), bound);
   if (inserted) return;
-  it->second = conditional_depth_ > 0 ? joinInfos(it->second, bound) : std::move(bound);
+  it->second = conditional_depth_ > 0 ? joinedInfo(it->second, bound) : std::move(bound);
 }
 
 bool FunctionLowering::localAttribute(TSNode node, ExprInfo& out) const {

@@ -29,6 +29,25 @@ bool isIdentifier(const std::string& name) {
 // Package nesting deeper than this is not real code; stop walking up.
 constexpr int kMaxPackageDepth = 64;
 
+// A directory that holds a project's own configuration or history is where imports start: it
+// is no package, and nothing above it is part of a module name.
+bool isProjectRoot(const std::filesystem::path& directory) {
+  std::error_code error;
+  for (const char* marker : {"pyproject.toml", "setup.py", "setup.cfg", ".git"}) {
+    if (std::filesystem::exists(directory / marker, error)) return true;
+  }
+  return false;
+}
+
+const std::filesystem::path& workingDirectory() {
+  static const std::filesystem::path cwd = [] {
+    std::error_code error;
+    std::filesystem::path current = std::filesystem::current_path(error);
+    return error ? std::filesystem::path() : current;
+  }();
+  return cwd;
+}
+
 }  // namespace
 
 ModuleName moduleNameForPath(std::string_view path) {
@@ -52,9 +71,24 @@ ModuleName moduleNameForPath(std::string_view path) {
   } else {
     parts.push_back(stem);
   }
+  // A file whose directory has no __init__.py is in a namespace package (PEP 420) or is a
+  // script: its name climbs through the directories above it as far as the project's root
+  // (a directory with pyproject.toml, setup.py, setup.cfg or .git, or the working directory),
+  // so that `nanovllm/engine/model_runner.py` is nanovllm.engine.model_runner whether or not
+  // engine/ has an __init__.py. A regular package's name stops where its __init__ files do.
+  const bool namespace_package = !result.is_package && !hasInit(directory);
+  const fs::path& cwd = workingDirectory();
   for (int depth = 0; depth < kMaxPackageDepth && !directory.empty(); ++depth) {
     std::string name = directory.filename().string();
-    if (!isIdentifier(name) || !hasInit(directory)) break;
+    if (!isIdentifier(name)) break;
+    if (namespace_package) {
+      // Only directories that exist: a path made up for an editor buffer names just its file.
+      if (directory == cwd || isProjectRoot(directory) || !fs::is_directory(directory, error)) {
+        break;
+      }
+    } else if (!hasInit(directory)) {
+      break;
+    }
     parts.push_back(name);
     fs::path parent = directory.parent_path();
     if (parent == directory) break;

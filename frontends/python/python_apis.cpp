@@ -314,6 +314,26 @@ BuiltinKind classifyBuiltin(std::string_view name) {
   return it == map.end() ? BuiltinKind::kNone : it->second;
 }
 
+bool isBuiltinName(std::string_view name) {
+  static const NameSet set = {
+      "abs", "aiter", "all", "anext", "any", "ascii", "bin", "bool", "breakpoint", "bytearray",
+      "bytes", "callable", "chr", "classmethod", "compile", "complex", "delattr", "dict", "dir",
+      "divmod", "enumerate", "eval", "exec", "filter", "float", "format", "frozenset", "getattr",
+      "globals", "hasattr", "hash", "help", "hex", "id", "input", "int", "isinstance",
+      "issubclass", "iter", "len", "list", "locals", "map", "max", "memoryview", "min", "next",
+      "object", "oct", "open", "ord", "pow", "print", "property", "range", "repr", "reversed",
+      "round", "set", "setattr", "slice", "sorted", "staticmethod", "str", "sum", "super",
+      "tuple", "type", "vars", "zip", "__import__", "BaseException", "Exception",
+      "ArithmeticError", "AssertionError", "AttributeError", "BufferError", "EOFError",
+      "FloatingPointError", "GeneratorExit", "ImportError", "IndexError", "KeyError",
+      "KeyboardInterrupt", "LookupError", "MemoryError", "ModuleNotFoundError", "NameError",
+      "NotImplementedError", "OSError", "OverflowError", "RecursionError", "ReferenceError",
+      "RuntimeError", "StopAsyncIteration", "StopIteration", "SyntaxError", "SystemError",
+      "SystemExit", "TimeoutError", "TypeError", "UnboundLocalError", "UnicodeError",
+      "ValueError", "ZeroDivisionError", "NotImplemented", "Ellipsis"};
+  return set.contains(name);
+}
+
 bool isLibraryRoot(std::string_view root) {
   static const NameSet set = {
       "torch",    "numpy",     "math",       "os",      "sys",       "time",     "random",

@@ -80,6 +80,9 @@ enum class BuiltinKind : std::uint8_t {
 
 BuiltinKind classifyBuiltin(std::string_view name);
 
+// Is this one of Python's builtin names (functions, types, exceptions)?
+bool isBuiltinName(std::string_view name);
+
 // Top-level packages whose functions are never analyzed code (no call events for them).
 bool isLibraryRoot(std::string_view root);
 

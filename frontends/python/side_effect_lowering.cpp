@@ -204,18 +204,31 @@ bool FunctionLowering::noteLoggerMethod(const Callee& callee, TSNode call,
 ExprInfo FunctionLowering::evalDictionary(TSNode node) {
   // {} or {"step": 0}: a host container, like a list display of host values.
   bool constant = true;
+  std::vector<RefId> values;
+  std::vector<std::string> keys;
   for (Children it(file_.pool, node); it.valid(); it.next()) {
     if (is(it.node(), g_.pair)) {
-      bool key = eval(field(it.node(), g_.f_key)).value.kind == ValueKind::kHostConstant;
-      bool value = eval(field(it.node(), g_.f_value)).value.kind == ValueKind::kHostConstant;
-      constant = constant && key && value;
+      TSNode key_node = field(it.node(), g_.f_key);
+      bool key = eval(key_node).value.kind == ValueKind::kHostConstant;
+      ExprInfo value = eval(field(it.node(), g_.f_value));
+      constant = constant && key && value.value.kind == ValueKind::kHostConstant;
+      std::string_view literal;
+      plainStringValue(file_.pool, file_.text, key_node, literal);
+      values.push_back(value.ref);
+      keys.emplace_back(literal);
     } else {
-      eval(it.node());
+      // {**other}: the other dict's entries, under keys not known here.
+      TSNode spread_node = is(it.node(), g_.dictionary_splat) ? firstNamedChild(file_.pool, it.node())
+                                                               : it.node();
+      ExprInfo spread = eval(spread_node);
+      values.push_back(file_.refs.element(spread.ref));
+      keys.emplace_back();
       constant = false;
     }
   }
   ExprInfo info;
   if (constant) info.value = hostConstant(ValueOrigin::kLiteral);
+  info.ref = file_.refs.container(ContainerKind::kDict, std::move(values), std::move(keys));
   return info;
 }
 

@@ -119,6 +119,10 @@ Grammar load() {
   g.typed_parameter = named(l, "typed_parameter");
   g.typed_default_parameter = named(l, "typed_default_parameter");
   g.type = named(l, "type");
+  g.generic_type = named(l, "generic_type");
+  g.type_parameter = named(l, "type_parameter");
+  g.member_type = named(l, "member_type");
+  g.union_type = named(l, "union_type");
   g.op_percent = token(l, "%");
   g.op_is = token(l, "is");
   g.op_is_not = token(l, "is not");

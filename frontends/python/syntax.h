@@ -51,6 +51,7 @@ struct Grammar {
   TSSymbol function_definition = 0, class_definition = 0, decorated_definition = 0, decorator = 0;
   TSSymbol parameters = 0, default_parameter = 0, typed_parameter = 0;
   TSSymbol typed_default_parameter = 0, type = 0;
+  TSSymbol generic_type = 0, type_parameter = 0, member_type = 0, union_type = 0;
   // Anonymous tokens.
   TSSymbol op_percent = 0, op_is = 0, op_is_not = 0, op_in = 0, op_not_in = 0;
 

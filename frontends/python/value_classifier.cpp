@@ -71,6 +71,7 @@ ExprInfo joinInfos(const ExprInfo& a, const ExprInfo& b) {
   if (a.stream == b.stream) joined.stream = a.stream;
   if (a.device == b.device) joined.device = a.device;
   joined.pageable = a.pageable && b.pageable;
+  if (a.ref == b.ref) joined.ref = a.ref;
   return joined;
 }
 

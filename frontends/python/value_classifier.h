@@ -26,6 +26,7 @@ enum class ObjectKind : std::uint8_t {
   kCompileFactory,  // torch.compile(mode=...) called without the function: a decorator
   kSuper,           // super()
   kLogger,          // logging.getLogger(...), loguru's logger
+  kGraphContext,    // torch.cuda.graph(g, ...) not (yet) entered by a with (`node`: the call)
 };
 
 // What a stream expression is known to be.
@@ -65,6 +66,8 @@ struct ExprInfo {
   bool leaf = false;
   // A pool of worker threads (concurrent.futures.ThreadPoolExecutor, multiprocessing ThreadPool).
   bool thread_pool = false;
+  // The expression as a reference the program model can type across files (kNoRef: none).
+  RefId ref = kNoRef;
 };
 
 inline Value hostConstant(ValueOrigin origin = ValueOrigin::kLiteral) {
@@ -116,6 +119,8 @@ Value hostResultOf(const Value& source);
 // The result of an op that returns a tensor when its input is one (x.sum(), model(x)).
 Value tensorResultOf(const Value& source);
 
+// Two values a name may hold. The reference is kept only when both sides share it: the caller
+// that can build references joins them (FunctionLowering::joinedInfo).
 ExprInfo joinInfos(const ExprInfo& a, const ExprInfo& b);
 
 }  // namespace graphsafe::python

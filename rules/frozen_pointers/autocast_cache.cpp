@@ -14,7 +14,7 @@
 
 #include "analyzer/engine/capture_flow.h"
 #include "analyzer/engine/check.h"
-#include "analyzer/engine/program_model.h"
+#include "analyzer/program/program_model.h"
 #include "analyzer/engine/region_walker.h"
 
 namespace graphsafe {
@@ -94,7 +94,7 @@ class AutocastCacheCheck final : public Check {
           for (const Event& event : caller.events) {
             if (event.kind != EventKind::kCall) continue;
             if (event.callee == kNoFunction && event.callee_qualified.empty()) continue;
-            FunctionRef callee = program.resolveCall(caller_file, event);
+            FunctionRef callee = program.resolveCall(caller_file, caller, event);
             bool calls = false;
             for (const auto& [callee_file, target] : level) {
               calls = calls || callee.function == target;

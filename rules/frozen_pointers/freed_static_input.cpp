@@ -8,6 +8,7 @@
 
 #include "analyzer/engine/capture_flow.h"
 #include "analyzer/engine/check.h"
+#include "analyzer/program/program_model.h"
 
 namespace graphsafe {
 
@@ -34,7 +35,7 @@ class FreedStaticInputCheck final : public Check {
  public:
   std::string_view id() const override { return "GS202"; }
 
-  void checkFile(const FileModel& file, const ProgramModel& /*program*/,
+  void checkFile(const FileModel& file, const ProgramModel& program,
                  DiagnosticSink& sink) const override {
     if (file.regions.empty()) return;
     CaptureFlow flow(file);
@@ -51,7 +52,7 @@ class FreedStaticInputCheck final : public Check {
         if (input.name.find('.') != std::string::npos || input.value.isKnownHost()) continue;
         if (isParameter(*home, input.name)) continue;
         if (!freshBeforeCapture(*home, flow.span(r), input.name)) continue;
-        if (escapes(*home, input.name)) continue;
+        if (escapes(program, file, *home, input.name)) continue;
         if (!home->is_module_level) checkHelperReturn(flow, r, *home, input, sink);
         checkRelease(flow, r, *home, input, sink);
       }
@@ -72,7 +73,8 @@ class FreedStaticInputCheck final : public Check {
 
   // Could another reference to the tensor exist: the name stored, returned, yielded, aliased,
   // bound to an attribute, or passed to a function of the program (which may keep it)?
-  static bool escapes(const FunctionModel& home, const std::string& name) {
+  static bool escapes(const ProgramModel& program, const FileModel& file,
+                      const FunctionModel& home, const std::string& name) {
     for (const Event& event : home.events) {
       switch (event.kind) {
         case EventKind::kStore:
@@ -82,6 +84,12 @@ class FreedStaticInputCheck final : public Check {
           if (event.source == name && event.target != name) return true;
           break;
         case EventKind::kCall:
+          // A call that reaches no code of the program (a library module, a callable the
+          // model cannot type) is not taken to keep it.
+          if (event.callee == kNoFunction && event.callee_qualified.empty() &&
+              !program.resolveCall(file, home, event)) {
+            break;
+          }
           for (const Value& argument : event.args) {
             if (argument.text == name) return true;
           }

@@ -17,7 +17,7 @@
 
 #include "analyzer/engine/capture_flow.h"
 #include "analyzer/engine/check.h"
-#include "analyzer/engine/program_model.h"
+#include "analyzer/program/program_model.h"
 
 namespace graphsafe {
 
@@ -68,7 +68,7 @@ void collectSetup(const FunctionRef& function, const ProgramModel& program, int 
     if (event.region >= 0) continue;
     if (std::string key = setupKey(event); !key.empty()) keys.insert(std::move(key));
     if (!isProgramCall(event)) continue;
-    if (FunctionRef callee = program.resolveCall(*function.file, event)) {
+    if (FunctionRef callee = program.resolveCall(*function.file, *function.function, event)) {
       collectSetup(callee, program, depth + 1, seen, keys);
     }
   }
@@ -122,7 +122,7 @@ class NoWarmupCheck final : public Check {
         if (std::string key = setupKey(event); !key.empty()) {
           keys.insert(std::move(key));
         } else if (isProgramCall(event)) {
-          FunctionRef callee = program.resolveCall(file, event);
+          FunctionRef callee = program.resolveCall(file, *home, event);
           if (!callee) continue;
           std::set<const FunctionModel*> seen;
           collectSetup(callee, program, 0, seen, keys);
@@ -183,7 +183,7 @@ class NoWarmupCheck final : public Check {
       }
       if (!before && !same_loop) continue;
       if (handsOver(event, objects)) return true;
-      if (runsWanted(file, program, event, wanted, 0, seen)) return true;
+      if (runsWanted(file, home, program, event, wanted, 0, seen)) return true;
     }
     return false;
   }
@@ -199,18 +199,21 @@ class NoWarmupCheck final : public Check {
     return false;
   }
 
-  static bool runsWanted(const FileModel& file, const ProgramModel& program, const Event& event,
+  static bool runsWanted(const FileModel& file, const FunctionModel& caller,
+                         const ProgramModel& program, const Event& event,
                          const std::set<std::string>& wanted, int depth,
                          std::set<const FunctionModel*>& seen) {
     if (std::string key = setupKey(event); !key.empty() && wanted.contains(key)) return true;
     if (!isProgramCall(event)) return false;
-    FunctionRef callee = program.resolveCall(file, event);
+    FunctionRef callee = program.resolveCall(file, caller, event);
     if (!callee) return true;  // code not visible: it may be the warm-up
     if (wanted.contains(callKey(callee)) || depth >= kMaxCallDepth) return true;
     if (!seen.insert(callee.function).second) return false;
     for (const Event& inner : callee.function->events) {
       if (inner.region >= 0) continue;
-      if (runsWanted(*callee.file, program, inner, wanted, depth + 1, seen)) return true;
+      if (runsWanted(*callee.file, *callee.function, program, inner, wanted, depth + 1, seen)) {
+        return true;
+      }
     }
     return false;
   }

@@ -1,0 +1,58 @@
+#pragma once
+
+// References: expressions as one file's lowering saw them, left for the program model to
+// evaluate across files. Lowering decides only what one file can know; a reference carries
+// the rest: "the class `Llama` imported from pkg.llama, called with cfg", "parameter 1 of
+// __init__", "attribute `model` of self", "an element of self.layers". The program model gives
+// each a type (analyzer/program/type_evaluator.h); an expression lowering could not name is no
+// reference at all (kNoRef), and the program model calls it unknown.
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace graphsafe {
+
+using RefId = std::uint32_t;
+inline constexpr RefId kNoRef = std::numeric_limits<RefId>::max();
+
+enum class ContainerKind : std::uint8_t { kList, kTuple, kDict, kSet, kGenerator };
+
+struct Reference {
+  enum class Kind : std::uint8_t {
+    kGlobal,      // `name`: a dotted name bound by an import, or a module-level name of a file
+                  // ("pkg.llama.Llama", "pkg.runner.DEFAULT_MODE")
+    kParameter,   // parameter `index` of function `function` of this file (its own, or an
+                  // enclosing function's, read from a closure)
+    kFunction,    // the def or lambda `function` of this file; `index` 1: as its name binds it,
+                  // decorators applied
+    kClass,       // class `index` of this file
+    kCall,        // operands: the callee, then the positional arguments, then the keyword
+                  // arguments (`names` holds their names, in order); `index`: how many are
+                  // positional; `splat`: `*args` or `**kwargs` passes more than is written
+    kAttribute,   // operands[0].`name`
+    kElement,     // an element of operands[0]: position `index` when >= 0, the literal key
+                  // `name` when not empty, any element otherwise
+    kJoin,        // one of operands (the two sides of a conditional, a name bound twice)
+    kContainer,   // a list/tuple/dict/set display or comprehension of `container`; operands
+                  // are its elements (a dict's values; `names` its literal keys, "" when not
+                  // literal)
+    kSuper,       // super() in function `function`
+    kInstanceOf,  // an instance of what operands[0] names: an annotation (`model: Llama`,
+                  // `Optional[Llama]`), which a subclass's instance also satisfies
+    kTensor,      // a value lowering knows to be a tensor
+    kHost,        // a host value: a number, a string, a bool
+    kNone,        // None
+  };
+  Kind kind = Kind::kNone;
+  ContainerKind container = ContainerKind::kList;
+  bool splat = false;
+  std::uint32_t function = std::numeric_limits<std::uint32_t>::max();
+  std::int32_t index = -1;
+  std::string name;
+  std::vector<RefId> operands;
+  std::vector<std::string> names;
+};
+
+}  // namespace graphsafe

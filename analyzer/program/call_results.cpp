@@ -1,0 +1,357 @@
+// What a call returns: a function's returns under the argument types of the call, an
+// instance of a class, a module's forward, and the library calls that build what the program
+// calls later (nn.ModuleList, nn.Sequential, functools.partial, torch.compile, map).
+// Also where a parameter's type comes from when no call path says: every call of its function.
+#include <algorithm>
+
+#include "analyzer/program/type_evaluator.h"
+
+namespace graphsafe::program {
+
+namespace {
+
+bool isChainingMethod(std::string_view name) {
+  static constexpr std::string_view kNames[] = {
+      "cuda", "to", "half", "float", "double", "bfloat16", "eval", "train", "requires_grad_",
+      "cpu", "share_memory", "type", "apply", "to_empty", "zero_grad"};
+  return std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames);
+}
+
+// Library functions that hand back the callable they are given (a decorator applied
+// explicitly, a compiled or scripted module).
+bool returnsItsCallable(std::string_view name) {
+  static constexpr std::string_view kNames[] = {
+      "torch.compile",          "torch.jit.script",     "torch.jit.trace",
+      "torch.jit.ignore",       "torch.no_grad",        "torch.inference_mode",
+      "torch.enable_grad",      "functools.cache",      "functools.lru_cache",
+      "functools.wraps",        "functools.update_wrapper", "contextlib.contextmanager",
+      "contextlib.asynccontextmanager", "builtins.staticmethod", "builtins.classmethod",
+      "builtins.property",      "torch.compiler.disable", "torch._dynamo.disable",
+      "typing.overload",        "typing.final",         "abc.abstractmethod"};
+  return std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames);
+}
+
+bool isTensorFactory(std::string_view name) {
+  if (!name.starts_with("torch.")) return false;
+  std::string_view last = name.substr(name.rfind('.') + 1);
+  static constexpr std::string_view kNames[] = {
+      "tensor", "zeros", "ones", "empty", "full", "rand", "randn", "randint", "arange",
+      "linspace", "cat", "stack", "where", "zeros_like", "ones_like", "empty_like", "full_like",
+      "rand_like", "randn_like", "as_tensor", "from_numpy", "matmul", "softmax", "relu"};
+  return std::find(std::begin(kNames), std::end(kNames), last) != std::end(kNames);
+}
+
+}  // namespace
+
+TypeId TypeEvaluator::callResult(TypeId callee, const CallArguments& arguments) {
+  TypeId result = types_.hasUnknown(callee) ? kUnknown : kBottom;
+  for (const Atom& atom : types_.atoms(callee)) {
+    TypeId found = kUnknown;
+    switch (atom.kind) {
+      case Atom::Kind::kFunction:
+        found = returnType(atom.a, bindParameters(atom.a, arguments, {}));
+        break;
+      case Atom::Kind::kBoundMethod:
+        found = returnType(atom.a, bindParameters(atom.a, arguments, {atom.b}));
+        break;
+      case Atom::Kind::kClass:
+        found = types_.atom({Atom::Kind::kInstance, 0, atom.a, 0});
+        break;
+      case Atom::Kind::kInstance:
+        found = instanceCall(atom.a, types_.atom(atom), arguments);
+        break;
+      case Atom::Kind::kPartial: {
+        CallArguments shifted = arguments;
+        shifted.positional.insert(shifted.positional.begin(), atom.b, kUnknown);
+        found = callResult(atom.a, shifted);
+        break;
+      }
+      case Atom::Kind::kExternal:
+        if (atom.b == 0) {
+          found = libraryCall(types_.nameAt(atom.a), arguments);
+        } else if (returnsItsCallable(types_.nameAt(atom.a)) && !arguments.positional.empty()) {
+          found = arguments.positional.front();  // torch.compile(mode="...")(model)
+        } else if (types_.nameAt(atom.a).starts_with("torch.nn.")) {
+          found = types_.atom({Atom::Kind::kTensor, 0, 0, 0});  // a library layer's forward
+        }
+        break;
+      case Atom::Kind::kLibraryMethod:
+        found = libraryMethodCall(types_.nameAt(atom.a), atom.b, arguments);
+        break;
+      case Atom::Kind::kContainer:
+        if (static_cast<Holder>(atom.sub) == Holder::kSequential) {
+          found = callResult(atom.a, arguments);  // each module in turn; the last one's result
+        }
+        break;
+      default:
+        break;
+    }
+    result = types_.join(result, found);
+  }
+  return result;
+}
+
+TypeId TypeEvaluator::returnType(std::uint32_t function, std::vector<TypeId> params) {
+  const FunctionModel& model = index_.function(function);
+  if (model.returns == kNoRef && model.yields == kNoRef) {
+    return types_.atom({Atom::Kind::kNone, 0, 0, 0});
+  }
+  // Under its arguments' types a few calls deep; past that, what it returns for any call.
+  const FrameId frame =
+      context_depth_ < kMaxContextDepth ? this->frame(function, std::move(params)) : plainFrame(function);
+  ++context_depth_;
+  TypeId result = kBottom;
+  if (model.is_generator) {
+    result = types_.atom({Atom::Kind::kContainer, static_cast<std::uint8_t>(Holder::kGenerator),
+                          typeOf(frame, model.yields), 0});
+  } else {
+    result = typeOf(frame, model.returns);
+  }
+  --context_depth_;
+  return result;
+}
+
+std::uint32_t TypeEvaluator::callMethodOf(std::uint32_t class_id) {
+  std::uint32_t method = lookupMethod(class_id, "__call__");
+  // nn.Module.__call__ runs forward.
+  if (method == kNoId && derivesModule(class_id)) method = lookupMethod(class_id, "forward");
+  return method;
+}
+
+TypeId TypeEvaluator::instanceCall(std::uint32_t class_id, TypeId instance,
+                                   const CallArguments& arguments) {
+  const std::uint32_t method = callMethodOf(class_id);
+  if (method == kNoId) return kUnknown;
+  return returnType(method, bindParameters(method, arguments, {instance}));
+}
+
+TypeId TypeEvaluator::libraryCall(std::string_view name, const CallArguments& arguments) {
+  auto argument = [&](std::size_t i) {
+    return i < arguments.positional.size() ? arguments.positional[i] : kBottom;
+  };
+  auto container = [&](Holder holder, TypeId element) {
+    return types_.atom({Atom::Kind::kContainer, static_cast<std::uint8_t>(holder), element, 0});
+  };
+  auto element = [&](TypeId type) { return elementType(type, -1, {}); };
+  if (name == "functools.partial" && !arguments.positional.empty()) {
+    return types_.atom({Atom::Kind::kPartial, 0, argument(0),
+                        static_cast<std::uint32_t>(arguments.positional.size() - 1)});
+  }
+  if (name == "torch.nn.ModuleList" || name == "torch.nn.ParameterList") {
+    return container(Holder::kModuleList, element(argument(0)));
+  }
+  if (name == "torch.nn.Sequential") {
+    // Sequential(a, b, c), or Sequential(OrderedDict(...)) of named modules.
+    TypeId members = kBottom;
+    for (TypeId type : arguments.positional) {
+      bool dict = false;
+      for (const Atom& atom : types_.atoms(type)) {
+        dict = dict || (atom.kind == Atom::Kind::kContainer &&
+                        static_cast<Holder>(atom.sub) == Holder::kDict);
+      }
+      members = types_.join(members, dict ? element(type) : type);
+    }
+    return container(Holder::kSequential, members);
+  }
+  if (name == "torch.nn.ModuleDict" || name == "torch.nn.ParameterDict") {
+    return container(Holder::kModuleDict, element(argument(0)));
+  }
+  if (name == "collections.OrderedDict" || name == "builtins.dict") {
+    // dict(a=f), OrderedDict([("name", module), ...])
+    TypeId values = kBottom;
+    for (const auto& [keyword, type] : arguments.keywords) values = types_.join(values, type);
+    if (!arguments.positional.empty()) {
+      TypeId pairs = element(argument(0));
+      bool mapping = false;
+      for (const Atom& atom : types_.atoms(argument(0))) {
+        mapping = mapping || (atom.kind == Atom::Kind::kContainer &&
+                              static_cast<Holder>(atom.sub) == Holder::kDict);
+      }
+      values = types_.join(values, mapping ? pairs : elementType(pairs, 1, {}));
+    }
+    return container(Holder::kDict, values);
+  }
+  if (returnsItsCallable(name)) {
+    if (arguments.positional.empty()) {
+      // torch.compile(mode=...), lru_cache(maxsize=None): a decorator to apply later.
+      return types_.atom({Atom::Kind::kExternal, 0, types_.name(name), 1});
+    }
+    return argument(0);
+  }
+  if (name == "builtins.list" || name == "builtins.tuple" || name == "builtins.set" ||
+      name == "builtins.frozenset" || name == "builtins.sorted" || name == "builtins.reversed") {
+    Holder holder = name == "builtins.tuple"                                ? Holder::kTuple
+                    : (name == "builtins.set" || name == "builtins.frozenset") ? Holder::kSet
+                                                                             : Holder::kList;
+    return container(holder, element(argument(0)));
+  }
+  if (name == "builtins.iter") return argument(0);
+  if (name == "builtins.next") return element(argument(0));
+  if (name == "builtins.map" && arguments.positional.size() >= 2) {
+    CallArguments each;
+    for (std::size_t i = 1; i < arguments.positional.size(); ++i) {
+      each.positional.push_back(element(argument(i)));
+    }
+    return container(Holder::kGenerator, callResult(argument(0), each));
+  }
+  if (name == "builtins.filter" && arguments.positional.size() >= 2) {
+    return container(Holder::kGenerator, element(argument(1)));
+  }
+  if (name == "builtins.zip" || name == "builtins.enumerate") {
+    Entries entries;
+    if (name == "builtins.enumerate") {
+      entries.emplace_back(0, types_.atom({Atom::Kind::kHost, 0, 0, 0}));
+      entries.emplace_back(1, element(argument(0)));
+    } else {
+      for (std::size_t i = 0; i < arguments.positional.size(); ++i) {
+        entries.emplace_back(static_cast<std::uint32_t>(i), element(argument(i)));
+      }
+    }
+    TypeId joined = kBottom;
+    for (const auto& [position, type] : entries) joined = types_.join(joined, type);
+    TypeId tuple = types_.atom({Atom::Kind::kContainer, static_cast<std::uint8_t>(Holder::kTuple),
+                                joined, types_.entries(std::move(entries)) + 1});
+    return container(Holder::kList, tuple);
+  }
+  static constexpr std::string_view kHostBuiltins[] = {
+      "builtins.len",   "builtins.int",   "builtins.float", "builtins.str",  "builtins.bool",
+      "builtins.range", "builtins.abs",   "builtins.round", "builtins.hash", "builtins.id",
+      "builtins.ord",   "builtins.chr",   "builtins.repr",  "builtins.format",
+      "builtins.isinstance", "builtins.issubclass", "builtins.hasattr", "builtins.callable"};
+  if (std::find(std::begin(kHostBuiltins), std::end(kHostBuiltins), name) !=
+      std::end(kHostBuiltins)) {
+    return types_.atom({Atom::Kind::kHost, 0, 0, 0});
+  }
+  if (isTensorFactory(name)) return types_.atom({Atom::Kind::kTensor, 0, 0, 0});
+  // A library class: calling it makes an instance (nn.Linear(...), torch.cuda.CUDAGraph()).
+  std::string_view last = name.substr(name.rfind('.') + 1);
+  if (!last.empty() && last.front() >= 'A' && last.front() <= 'Z') {
+    return types_.atom({Atom::Kind::kExternal, 0, types_.name(name), 1});
+  }
+  return kUnknown;
+}
+
+TypeId TypeEvaluator::libraryMethodCall(std::string_view method, TypeId receiver,
+                                        const CallArguments& arguments) {
+  TypeId result = types_.hasUnknown(receiver) ? kUnknown : kBottom;
+  for (const Atom& atom : types_.atoms(receiver)) {
+    TypeId found = kUnknown;
+    switch (atom.kind) {
+      case Atom::Kind::kInstance:
+      case Atom::Kind::kExternal:
+        // model.cuda().eval(): a module method that returns the module.
+        if (isChainingMethod(method)) found = types_.atom(atom);
+        break;
+      case Atom::Kind::kContainer: {
+        const auto holder = static_cast<Holder>(atom.sub);
+        const bool modules = holder == Holder::kModuleList || holder == Holder::kSequential ||
+                             holder == Holder::kModuleDict;
+        const TypeId host = types_.atom({Atom::Kind::kHost, 0, 0, 0});
+        if (modules && isChainingMethod(method)) {
+          found = types_.atom(atom);
+        } else if (method == "values" || method == "children" || method == "modules" ||
+                   method == "parameters") {
+          found = types_.atom(
+              {Atom::Kind::kContainer, static_cast<std::uint8_t>(Holder::kList), atom.a, 0});
+        } else if (method == "keys") {
+          found = types_.atom(
+              {Atom::Kind::kContainer, static_cast<std::uint8_t>(Holder::kList), host, 0});
+        } else if (method == "items" || method == "named_children" || method == "named_modules") {
+          Entries entries{{0, host}, {1, atom.a}};
+          TypeId pair = types_.atom({Atom::Kind::kContainer,
+                                     static_cast<std::uint8_t>(Holder::kTuple),
+                                     types_.join(host, atom.a), types_.entries(entries) + 1});
+          found = types_.atom(
+              {Atom::Kind::kContainer, static_cast<std::uint8_t>(Holder::kList), pair, 0});
+        } else if (method == "get" || method == "pop" || method == "setdefault" ||
+                   method == "__getitem__" || method == "popitem") {
+          found = atom.a;
+          if (method == "get" && arguments.positional.size() >= 2) {
+            found = types_.join(found, arguments.positional[1]);
+          }
+        } else if (method == "copy") {
+          found = types_.atom(atom);
+        }
+        break;
+      }
+      case Atom::Kind::kTensor:
+        found = types_.atom(atom);  // most tensor methods make a tensor
+        break;
+      default:
+        break;
+    }
+    result = types_.join(result, found);
+  }
+  return result;
+}
+
+void TypeEvaluator::forEachCall(
+    std::uint32_t function,
+    const std::function<void(const CallSite&, const std::vector<TypeId>&)>& visit) {
+  const FunctionModel& model = index_.function(function);
+  // The names a call of this function may spell: its own; for __init__, its class and every
+  // subclass that inherits it.
+  std::vector<std::string_view> names{model.name};
+  if (model.name == "__init__" && model.class_index >= 0) {
+    const std::uint32_t own = index_.classId(index_.functionFile(function), model.class_index);
+    names.push_back(index_.classModel(own).name);
+    for (std::uint32_t sub : subclasses(own)) {
+      if (lookupMethod(sub, "__init__") == function) names.push_back(index_.classModel(sub).name);
+    }
+  }
+  auto consider = [&](const CallSite& site) {
+    const Reference& call = index_.file(site.file).references[site.event->call];
+    if (call.operands.empty()) return;
+    const FrameId caller = plainFrame(index_.functionId(site.file, site.function));
+    for (const Atom& atom : types_.atoms(typeOf(caller, call.operands[0]))) {
+      std::vector<TypeId> bound;
+      bool calls = false;
+      if (atom.kind == Atom::Kind::kFunction) {
+        calls = atom.a == function;
+      } else if (atom.kind == Atom::Kind::kBoundMethod) {
+        calls = atom.a == function;
+        bound.push_back(atom.b);
+      } else if (atom.kind == Atom::Kind::kClass) {
+        calls = lookupMethod(atom.a, "__init__") == function;
+        bound.push_back(types_.atom({Atom::Kind::kInstance, 0, atom.a, 0}));
+      }
+      if (calls) visit(site, bindParameters(function, argumentsOf(caller, call), bound));
+    }
+  };
+  for (std::string_view name : names) {
+    for (const CallSite& site : sites_.named(name)) consider(site);
+  }
+  // Calls of a callee with no name (`make()(x)`, `handlers[k](x)`): typed once, all of them,
+  // the first time any function asks. While that runs, the questions it raises do without.
+  if (!anonymous_built_) {
+    anonymous_built_ = true;
+    for (const CallSite& site : sites_.anonymous()) {
+      const Reference& call = index_.file(site.file).references[site.event->call];
+      if (call.operands.empty()) continue;
+      const FrameId caller = plainFrame(index_.functionId(site.file, site.function));
+      for (const Atom& atom : types_.atoms(typeOf(caller, call.operands[0]))) {
+        std::uint32_t target = kNoId;
+        if (atom.kind == Atom::Kind::kFunction || atom.kind == Atom::Kind::kBoundMethod) {
+          target = atom.a;
+        } else if (atom.kind == Atom::Kind::kClass) {
+          target = lookupMethod(atom.a, "__init__");
+        }
+        if (target != kNoId) anonymous_targets_[target].push_back(&site);
+      }
+    }
+  }
+  auto anonymous = anonymous_targets_.find(function);
+  if (anonymous != anonymous_targets_.end()) {
+    for (const CallSite* site : anonymous->second) consider(*site);
+  }
+}
+
+TypeId TypeEvaluator::parameterFromCallSites(std::uint32_t function, std::size_t index) {
+  TypeId result = kBottom;
+  forEachCall(function, [&](const CallSite&, const std::vector<TypeId>& params) {
+    if (index < params.size()) result = types_.join(result, params[index]);
+  });
+  return result;
+}
+
+}  // namespace graphsafe::program

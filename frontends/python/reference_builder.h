@@ -1,0 +1,53 @@
+#pragma once
+
+// Builds a file's references (analyzer/model/reference.h) while it is lowered. Names,
+// parameters, functions and classes are made once each; the rest are appended as met.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "analyzer/model/capture_model.h"
+
+namespace graphsafe::python {
+
+class ReferenceBuilder {
+ public:
+  explicit ReferenceBuilder(std::vector<Reference>& references) : references_(references) {}
+
+  RefId global(std::string_view dotted);
+  RefId parameter(FunctionId function, std::size_t index);
+  RefId function(FunctionId function, bool as_named);
+  RefId classRef(std::int32_t index);
+  RefId attribute(RefId object, std::string_view name);
+  // An element: a position (`position` >= 0), a literal key (`key` not empty), or any.
+  RefId element(RefId container, std::int32_t position = -1, std::string_view key = {});
+  RefId join(RefId a, RefId b);
+  RefId call(RefId callee, std::vector<RefId> positional, std::vector<RefId> keyword_values,
+             std::vector<std::string> keyword_names, bool splat);
+  RefId container(ContainerKind kind, std::vector<RefId> elements,
+                  std::vector<std::string> keys = {});
+  RefId superOf(FunctionId function);
+  RefId instanceOf(RefId classes);
+  RefId tensor();
+  RefId host();
+  RefId none();
+
+  const Reference& at(RefId id) const { return references_[id]; }
+
+ private:
+  RefId add(Reference reference);
+  // A reference made of its kind, function and index only, made once.
+  RefId once(Reference::Kind kind, std::uint32_t function, std::int32_t index);
+
+  std::vector<Reference>& references_;
+  std::map<std::string, RefId, std::less<>> globals_;
+  std::map<std::tuple<int, std::uint32_t, std::int32_t>, RefId> simple_;
+  std::map<std::pair<RefId, std::string>, RefId, std::less<>> attributes_;
+};
+
+}  // namespace graphsafe::python
