@@ -180,6 +180,8 @@ bool toEngineOptions(const CheckCommandOptions& options, EngineOptions& engine,
     return false;
   }
   engine.cache_dir = cacheDirectory(options);
+  // The JSON document carries the regions report; --show-regions prints it.
+  engine.report_regions = options.show_regions || options.format == "json";
   return true;
 }
 
@@ -270,6 +272,9 @@ int runCheckCommand(const CheckCommandOptions& options, std::ostream& out, std::
   } else {
     // Findings may go to a file; notices and the clean-run line stay on stderr.
     writeResult(format, result, sink, err, output_options);
+    if (options.show_regions && format != OutputFormat::kJson) {
+      writeRegions(result.regions, sink, output_options.color);
+    }
   }
 
   if (to_file) {

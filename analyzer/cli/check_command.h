@@ -26,6 +26,7 @@ struct CheckCommandOptions {
   unsigned jobs = 0;                 // 0 = one per core
   bool exit_zero = false;
   bool statistics = false;
+  bool show_regions = false;  // --show-regions: the regions report after the findings
   std::string color = "auto";  // auto | always | never
   std::string max_file_size;   // "8M", "512K", "1000000"; empty = the default
   bool quiet = false;          // no summary line

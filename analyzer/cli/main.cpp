@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/cli/callgraph_command.h"
 #include "analyzer/cli/check_command.h"
 #include "analyzer/cli/rules_command.h"
 #include "analyzer/lsp/language_server.h"
@@ -21,6 +22,7 @@ constexpr const char* kUsage =
     "       graphsafe rules [--format text|json]\n"
     "       graphsafe explain RULE\n"
     "       graphsafe merge FILE.sarif... [-o OUT.sarif]\n"
+    "       graphsafe callgraph [PATH...]\n"
     "       graphsafe lsp\n"
     "       graphsafe --version\n"
     "Run 'graphsafe --help' or 'graphsafe check --help' for details.\n";
@@ -66,6 +68,9 @@ void addCheckOptions(CLI::App& check, CheckCommandOptions& options) {
                    "Record every current finding in FILE and exit 0");
   check.add_flag("--exit-zero", options.exit_zero, "Exit 0 even when there are findings");
   check.add_flag("--statistics", options.statistics, "Print the number of findings per rule");
+  check.add_flag("--show-regions", options.show_regions,
+                 "List every capture site, the functions its captured work reaches, and each "
+                 "call under it the analysis could not follow (with why)");
   check
       .add_option("--color", options.color,
                   "Colored output: auto (on a terminal, unless NO_COLOR is set), always, never")
@@ -109,6 +114,11 @@ int run(int argc, char** argv) {
   merge->add_option("-o,--output", merge_output,
                     "Write the merged SARIF to FILE (default: stdout)");
 
+  std::vector<std::string> callgraph_paths;
+  CLI::App* callgraph = app.add_subcommand(
+      "callgraph", "Print the resolved call graph of the given files as JSON (PyCG's form)");
+  callgraph->add_option("paths", callgraph_paths, "Files or directories (default: .)");
+
   CLI::App* lsp = app.add_subcommand("lsp", "Run the Language Server (LSP over stdin/stdout)");
   // Editors often pass --stdio; it is the only transport, so it is accepted and ignored.
   bool stdio = true;
@@ -147,6 +157,7 @@ int run(int argc, char** argv) {
     return 0;
   }
   if (merge->parsed()) return runMergeCommand(merge_inputs, merge_output, std::cout, std::cerr);
+  if (callgraph->parsed()) return runCallGraphCommand(callgraph_paths, std::cout, std::cerr);
   if (lsp->parsed()) return lsp::runLanguageServer(STDIN_FILENO, STDOUT_FILENO);
   return usageError("no command given");
 }

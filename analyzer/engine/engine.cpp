@@ -16,6 +16,7 @@
 #include "analyzer/engine/frontend.h"
 #include "analyzer/engine/parallel.h"
 #include "analyzer/engine/per_file_ignores.h"
+#include "analyzer/engine/region_report.h"
 #include "analyzer/program/program_model.h"
 #include "analyzer/engine/region_walker.h"
 #include "analyzer/engine/result_cache.h"
@@ -89,8 +90,9 @@ constexpr int kMaxResolutionRounds = 16;
 class LazyLowering {
  public:
   LazyLowering(const std::vector<SourceFilePtr>& sources, const EngineOptions& options,
-               Frontends& frontends)
-      : sources_(sources),
+               Frontends& frontends, bool lower_everything = false)
+      : lower_everything_(lower_everything),
+        sources_(sources),
         options_(options),
         frontends_(frontends),
         models_(sources.size()),
@@ -106,7 +108,8 @@ class LazyLowering {
       models_[i].language = frontend ? frontend->language() : Language::kPython;
       models_[i].source = sources_[i];
       models_[i].lowered = false;
-      if (frontend != nullptr && fileMatters(*frontend, sources_[i]->text(), options_.settings)) {
+      if (frontend != nullptr &&
+          (lower_everything_ || fileMatters(*frontend, sources_[i]->text(), options_.settings))) {
         batch.push_back(i);
       }
     }
@@ -165,6 +168,7 @@ class LazyLowering {
     return files;
   }
 
+  bool lower_everything_ = false;
   const std::vector<SourceFilePtr>& sources_;
   const EngineOptions& options_;
   Frontends& frontends_;
@@ -266,6 +270,7 @@ RunResult analyzeAll(const std::vector<SourceFilePtr>& sources, const EngineOpti
 
   RunResult result;
   result.files_analyzed = files.size();
+  if (options.report_regions) result.regions = reportRegions(program);
   for (auto& found : per_file) {
     std::move(found.begin(), found.end(), std::back_inserter(result.diagnostics));
   }
@@ -323,6 +328,22 @@ RunResult withWalkerNotices(RunResult result, std::vector<Notice> walker_notices
 }
 
 }  // namespace
+
+std::unique_ptr<ProgramModel> buildProgram(const EngineOptions& options,
+                                           std::vector<Notice>& notices) {
+  std::vector<std::string> roots = options.paths;
+  if (roots.empty()) roots.emplace_back(".");
+  std::vector<std::string> paths = collectFiles(roots, options.exclude, notices);
+  std::vector<SourceFilePtr> sources;
+  for (const std::string& path : paths) {
+    if (SourceFilePtr source = readSource(path, options.settings, notices)) {
+      sources.push_back(std::move(source));
+    }
+  }
+  // The frontends must outlive the lowering only: the model keeps no pointer into them.
+  Frontends frontends;
+  return LazyLowering(sources, options, frontends, /*lower_everything=*/true).run(notices);
+}
 
 RunResult runAnalysis(const EngineOptions& options) {
   std::vector<Notice> walker_notices;

@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,6 +42,27 @@ struct EngineOptions {
   std::map<std::string, Severity> severity_overrides;
   // The result cache's directory (result_cache.h); empty = no cache. runAnalysis only.
   std::string cache_dir;
+  // Fill RunResult::regions (--show-regions, the JSON output).
+  bool report_regions = false;
+};
+
+// A call under capture that the analysis could not follow, and why.
+struct UnresolvedCall {
+  SourceFilePtr file;
+  SourceRange range;
+  std::string text;    // "self.model(ids)"
+  std::string reason;  // "attribute `model` of `Runner` has no known value"
+};
+
+// One capture site and what its captured work reaches: how a user (and this project) measures
+// what the analysis sees.
+struct RegionSummary {
+  SourceFilePtr file;
+  SourceRange site;
+  std::string kind;      // "graph context", "capture_begin/capture_end", "graphed callable", ...
+  std::string function;  // the function holding the capture, "module.Class.method"
+  std::vector<std::string> reaches;  // functions its captured work runs, sorted
+  std::vector<UnresolvedCall> unresolved;
 };
 
 struct RunResult {
@@ -48,6 +70,7 @@ struct RunResult {
   std::vector<Notice> notices;          // input problems (does not parse, not UTF-8, ...)
   std::size_t files_analyzed = 0;
   std::size_t suppressed = 0;
+  std::vector<RegionSummary> regions;  // when EngineOptions::report_regions; sorted by site
 };
 
 // Walks the paths, analyzes every Python (and, when built in, C++) file, runs every enabled check.
@@ -55,5 +78,11 @@ RunResult runAnalysis(const EngineOptions& options);
 
 // Same, for sources already in memory (LSP buffers, tests).
 RunResult analyzeSources(const std::vector<SourceFilePtr>& sources, const EngineOptions& options);
+
+class ProgramModel;
+
+// The program model of every Python (and C++) file under the paths, each one lowered whether
+// or not a capture reaches it: what `graphsafe callgraph` prints. No checks run.
+std::unique_ptr<ProgramModel> buildProgram(const EngineOptions& options, std::vector<Notice>& notices);
 
 }  // namespace graphsafe

@@ -89,6 +89,17 @@ json diagnosticToJson(const Diagnostic& d) {
   return entry;
 }
 
+json regionToJson(const RegionSummary& region) {
+  json unresolved = json::array();
+  for (const UnresolvedCall& call : region.unresolved) {
+    unresolved.push_back(json::array(
+        {call.file->path(), rangeToJson(call.range), call.text, call.reason}));
+  }
+  return {{"path", region.file->path()}, {"site", rangeToJson(region.site)},
+          {"kind", region.kind},         {"function", region.function},
+          {"reaches", region.reaches},   {"unresolved", std::move(unresolved)}};
+}
+
 // Thrown (and caught in load) when an entry does not prove its result.
 struct Unusable {};
 
@@ -159,6 +170,24 @@ Diagnostic diagnosticFromJson(const json& value, SourceSet& sources) {
     d.fix = std::move(parsed);
   }
   return d;
+}
+
+RegionSummary regionFromJson(const json& value, SourceSet& sources) {
+  RegionSummary region;
+  region.file = sources.get(value.at("path").get<std::string>());
+  region.site = rangeFromJson(value.at("site"), *region.file);
+  region.kind = value.at("kind").get<std::string>();
+  region.function = value.at("function").get<std::string>();
+  region.reaches = value.at("reaches").get<std::vector<std::string>>();
+  for (const json& call : value.at("unresolved")) {
+    UnresolvedCall parsed;
+    parsed.file = sources.get(call.at(0).get<std::string>());
+    parsed.range = rangeFromJson(call.at(1), *parsed.file);
+    parsed.text = call.at(2).get<std::string>();
+    parsed.reason = call.at(3).get<std::string>();
+    region.unresolved.push_back(std::move(parsed));
+  }
+  return region;
 }
 
 // The payload of an entry file, or nullopt when the file is missing, foreign or corrupt.
@@ -291,6 +320,9 @@ std::optional<RunResult> ResultCache::load(const std::vector<std::string>& paths
     for (const json& diagnostic : cached.at("diagnostics")) {
       result.diagnostics.push_back(diagnosticFromJson(diagnostic, sources));
     }
+    for (const json& region : cached.at("regions")) {
+      result.regions.push_back(regionFromJson(region, sources));
+    }
     if (refreshed) {
       entry["written_ns"] = started_ns_;
       writeEntry(directory_, entry_path_, entry);
@@ -320,6 +352,8 @@ void ResultCache::store(const std::vector<CachedFileState>& files, const RunResu
     }
     json diagnostics = json::array();
     for (const Diagnostic& d : result.diagnostics) diagnostics.push_back(diagnosticToJson(d));
+    json regions = json::array();
+    for (const RegionSummary& region : result.regions) regions.push_back(regionToJson(region));
     json entry = {{"key", key_},
                   {"written_ns", started_ns_},
                   {"files", std::move(records)},
@@ -327,7 +361,8 @@ void ResultCache::store(const std::vector<CachedFileState>& files, const RunResu
                    {{"files_analyzed", result.files_analyzed},
                     {"suppressed", result.suppressed},
                     {"notices", std::move(notices)},
-                    {"diagnostics", std::move(diagnostics)}}}};
+                    {"diagnostics", std::move(diagnostics)},
+                    {"regions", std::move(regions)}}}};
     writeEntry(directory_, entry_path_, entry);
     pruneResultCache(directory_, kResultCacheMaxBytes);
   } catch (const std::exception&) {
@@ -356,6 +391,7 @@ std::string runCacheKey(const EngineOptions& options) {
   for (const std::string& code : options.selection.select) key << "select " << code << "\n";
   for (const std::string& code : options.selection.ignore) key << "ignore " << code << "\n";
   for (const std::string& pattern : options.exclude) key << "exclude " << pattern << "\n";
+  if (options.report_regions) key << "regions\n";
   for (const PerFileIgnore& ignore : options.per_file_ignores) {
     key << "per-file-ignore " << ignore.base << " " << ignore.pattern;
     for (const std::string& code : ignore.codes) key << " " << code;

@@ -226,6 +226,9 @@ struct FunctionModel {
   std::vector<RefId> decorators;
   // A `yield` inside one of its body regions (a @contextmanager that captures): that region.
   std::int32_t yield_region = -1;
+  // The builtins it calls that lowering handles itself (len, range, print, super, ...), by
+  // name, for the call graph.
+  std::vector<std::string> builtin_calls;
 };
 
 // A class: its bases, methods and the values its methods and body give attributes, for the

@@ -33,7 +33,9 @@ struct Reference {
                   // positional; `splat`: `*args` or `**kwargs` passes more than is written
     kAttribute,   // operands[0].`name`
     kElement,     // an element of operands[0]: position `index` when >= 0, the literal key
-                  // `name` when not empty, any element otherwise
+                  // `name` when not empty, the one operands[1] (an index expression)
+                  // selects when there is one, any element otherwise. Literal keys are
+                  // typed: "s:text" for a string, "i:12" for an integer
     kJoin,        // one of operands (the two sides of a conditional, a name bound twice)
     kContainer,   // a list/tuple/dict/set display or comprehension of `container`; operands
                   // are its elements (a dict's values; `names` its literal keys, "" when not
@@ -41,8 +43,11 @@ struct Reference {
     kSuper,       // super() in function `function`
     kInstanceOf,  // an instance of what operands[0] names: an annotation (`model: Llama`,
                   // `Optional[Llama]`), which a subclass's instance also satisfies
+    kUpdated,     // the container operands[0] with the literal key `name` now holding
+                  // operands[1] (`d["a"] = f` in straight-line code)
     kTensor,      // a value lowering knows to be a tensor
-    kHost,        // a host value: a number, a string, a bool
+    kHost,        // a host value: a number, a string, a bool; `name` its typed key when it is
+                  // a literal ("i:3", "s:cuda")
     kNone,        // None
   };
   Kind kind = Kind::kNone;

@@ -52,6 +52,22 @@ nlohmann::json noticeToJson(const Notice& notice) {
           {"message", notice.message}};
 }
 
+nlohmann::json regionToJson(const RegionSummary& region) {
+  nlohmann::json unresolved = nlohmann::json::array();
+  for (const UnresolvedCall& call : region.unresolved) {
+    unresolved.push_back({{"path", call.file ? call.file->path() : ""},
+                          {"range", rangeToJson(call.file.get(), call.range, ColumnUnit::kCodePoints)},
+                          {"text", call.text},
+                          {"reason", call.reason}});
+  }
+  return {{"path", region.file ? region.file->path() : ""},
+          {"range", rangeToJson(region.file.get(), region.site, ColumnUnit::kCodePoints)},
+          {"kind", region.kind},
+          {"function", region.function},
+          {"reaches", region.reaches},
+          {"unresolved", std::move(unresolved)}};
+}
+
 void writeJson(const RunResult& result, std::ostream& out) {
   nlohmann::json diagnostics = nlohmann::json::array();
   for (const Diagnostic& diagnostic : result.diagnostics) {
@@ -59,12 +75,15 @@ void writeJson(const RunResult& result, std::ostream& out) {
   }
   nlohmann::json notices = nlohmann::json::array();
   for (const Notice& notice : result.notices) notices.push_back(noticeToJson(notice));
+  nlohmann::json regions = nlohmann::json::array();
+  for (const RegionSummary& region : result.regions) regions.push_back(regionToJson(region));
   FindingCounts counts = countFindings(result);
   nlohmann::json document = {
       {"version", GRAPHSAFE_VERSION},
       {"schema", kJsonSchemaVersion},
       {"diagnostics", std::move(diagnostics)},
       {"notices", std::move(notices)},
+      {"regions", std::move(regions)},
       {"summary",
        {{"files", result.files_analyzed},
         {"errors", counts.errors},

@@ -39,6 +39,7 @@ std::string absolutePathFrom(const std::string& path, const std::string& directo
 // format writes the same objects.
 nlohmann::json diagnosticToJson(const Diagnostic& diagnostic);
 nlohmann::json noticeToJson(const Notice& notice);
+nlohmann::json regionToJson(const RegionSummary& region);
 
 struct FindingCounts {
   std::size_t errors = 0;

@@ -64,6 +64,9 @@ void writeLintrunner(const RunResult& result, std::ostream& out);
 // {"kind": "notice", ...}.
 void writeJsonLines(const RunResult& result, std::ostream& out);
 
+// --show-regions: every capture site, the functions it reaches and the calls not followed.
+void writeRegions(const std::vector<RegionSummary>& regions, std::ostream& out, bool color);
+
 // --statistics: one line per rule with findings (count, ID, name), most frequent first; a JSON
 // array of {code, name, severity, count} when `json` is set.
 void writeStatistics(const RunResult& result, std::ostream& out, bool json);

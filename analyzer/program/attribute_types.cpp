@@ -80,6 +80,7 @@ TypeEvaluator::ClassInfo& TypeEvaluator::classInfo(std::uint32_t class_id) {
           info.module = true;
         } else if (!isNeutralBase(name)) {
           info.opaque_base = true;
+          if (info.external_base == 0) info.external_base = atom.a;
         }
       } else {
         info.opaque_base = true;
@@ -91,6 +92,7 @@ TypeEvaluator::ClassInfo& TypeEvaluator::classInfo(std::uint32_t class_id) {
     const ClassInfo& base_info = classInfo(base);
     info.module = info.module || base_info.module;
     info.opaque_base = info.opaque_base || base_info.opaque_base;
+    if (info.external_base == 0) info.external_base = base_info.external_base;
     sequences.push_back(base_info.mro);
   }
   sequences.push_back(info.bases);
@@ -118,6 +120,10 @@ bool TypeEvaluator::derivesModule(std::uint32_t class_id) { return classInfo(cla
 
 bool TypeEvaluator::hasOpaqueBase(std::uint32_t class_id) {
   return classInfo(class_id).opaque_base;
+}
+
+std::uint32_t TypeEvaluator::externalBase(std::uint32_t class_id) {
+  return classInfo(class_id).external_base;
 }
 
 const std::vector<std::uint32_t>& TypeEvaluator::subclasses(std::uint32_t class_id) {
@@ -160,6 +166,8 @@ std::uint32_t TypeEvaluator::lookupMethod(std::uint32_t class_id, std::string_vi
 
 TypeId TypeEvaluator::attributeType(TypeId object, std::string_view name) {
   if (object == kBottom) return kBottom;
+  Nesting nesting(nesting_);
+  if (!nesting.ok()) return kUnknown;
   std::string key(reinterpret_cast<const char*>(&object), sizeof(object));
   key.append(name);
   auto cached = attribute_memo_.find(key);
@@ -188,7 +196,10 @@ TypeId TypeEvaluator::attributeType(TypeId object, std::string_view name) {
       case Atom::Kind::kExternal:
       case Atom::Kind::kContainer:
       case Atom::Kind::kTensor:
+      case Atom::Kind::kHost:
         found = libraryAttribute(atom, types_.atom(atom), name);
+        break;
+      case Atom::Kind::kNone:
         break;
       default:
         found = kUnknown;
@@ -221,7 +232,8 @@ TypeId TypeEvaluator::methodAccess(std::uint32_t method, TypeId receiver, bool t
   TypeId bound = types_.hasUnknown(decorated) ? kUnknown : kBottom;
   for (const Atom& atom : types_.atoms(decorated)) {
     if (atom.kind == Atom::Kind::kFunction) {
-      bound = types_.join(bound, types_.atom({Atom::Kind::kBoundMethod, 0, atom.a, receiver}));
+      bound = types_.join(bound,
+                          types_.atom({Atom::Kind::kBoundMethod, 0, atom.a, receiver, atom.c}));
     } else {
       bound = types_.join(bound, types_.atom(atom));
     }
@@ -255,19 +267,16 @@ TypeId TypeEvaluator::instanceAttribute(std::uint32_t class_id, std::string_view
       TypeId bound = types_.hasUnknown(member) ? kUnknown : kBottom;
       for (const Atom& atom : types_.atoms(member)) {
         bound = types_.join(bound, atom.kind == Atom::Kind::kFunction
-                                       ? types_.atom({Atom::Kind::kBoundMethod, 0, atom.a, receiver})
+                                       ? types_.atom({Atom::Kind::kBoundMethod, 0, atom.a,
+                                                      receiver, atom.c})
                                        : types_.atom(atom));
       }
       return types_.join(result, bound);
     }
   }
-  // Not found in the program: a library base may define it (nn.Module's `training`).
-  if (result == kBottom && (hasOpaqueBase(class_id) || derivesModule(class_id))) {
-    if (derivesModule(class_id)) {
-      return types_.atom({Atom::Kind::kLibraryMethod, 0, types_.name(name), receiver});
-    }
-    return kUnknown;
-  }
+  // Not found in the program: a library base may define it (nn.Module's `training`, a
+  // method of the library class the program's class extends).
+  if (result == kBottom) return inheritedFromLibrary(class_id, name, receiver);
   return result;
 }
 
@@ -298,6 +307,18 @@ TypeId TypeEvaluator::classAttribute(std::uint32_t class_id, std::string_view na
             {Atom::Kind::kClass, 0, index_.classId(file, static_cast<std::int32_t>(c)), 0});
       }
     }
+  }
+  return inheritedFromLibrary(class_id, name, types_.atom({Atom::Kind::kClass, 0, class_id, 0}));
+}
+
+TypeId TypeEvaluator::inheritedFromLibrary(std::uint32_t class_id, std::string_view name,
+                                           TypeId receiver) {
+  if (derivesModule(class_id)) {
+    return types_.atom({Atom::Kind::kLibraryMethod, 0, types_.name(name), receiver});
+  }
+  if (std::uint32_t base = externalBase(class_id); base != 0) {
+    return types_.atom(
+        {Atom::Kind::kExternal, 0, types_.name(types_.nameAt(base) + "." + std::string(name)), 0});
   }
   return hasOpaqueBase(class_id) ? kUnknown : kBottom;
 }
@@ -382,9 +403,16 @@ TypeId TypeEvaluator::libraryAttribute(const Atom& atom, TypeId whole, std::stri
         return types_.atom({Atom::Kind::kExternal, 0, types_.name(dotted), 0});
       }
       if (name == "weight" || name == "bias") return types_.atom({Atom::Kind::kTensor, 0, 0, 0});
-      return types_.atom({Atom::Kind::kLibraryMethod, 0, types_.name(name), whole});
+      if (isChainingMethodName(name)) {
+        return types_.atom({Atom::Kind::kLibraryMethod, 0, types_.name(name), whole});
+      }
+      // A method of a library object: library code, by its dotted name.
+      return types_.atom(
+          {Atom::Kind::kExternal, 0, types_.name(types_.nameAt(atom.a) + "." + std::string(name)),
+           0});
     }
     case Atom::Kind::kContainer:
+    case Atom::Kind::kHost:
       return types_.atom({Atom::Kind::kLibraryMethod, 0, types_.name(name), whole});
     case Atom::Kind::kTensor:
       if (name == "shape" || name == "dtype" || name == "device" || name == "ndim" ||
@@ -402,6 +430,8 @@ TypeId TypeEvaluator::libraryAttribute(const Atom& atom, TypeId whole, std::stri
 }
 
 TypeId TypeEvaluator::elementType(TypeId container, std::int32_t position, std::string_view key) {
+  Nesting nesting(nesting_);
+  if (!nesting.ok()) return kUnknown;
   TypeId result = types_.hasUnknown(container) ? kUnknown : kBottom;
   for (const Atom& atom : types_.atoms(container)) {
     switch (atom.kind) {
@@ -413,7 +443,7 @@ TypeId TypeEvaluator::elementType(TypeId container, std::int32_t position, std::
           std::uint32_t wanted = kNoId;
           if (position >= 0 && (holder == Holder::kTuple || holder == Holder::kList)) {
             wanted = static_cast<std::uint32_t>(position);
-          } else if (!key.empty() && holder == Holder::kDict) {
+          } else if (!key.empty() && holder != Holder::kTuple && holder != Holder::kList) {
             wanted = types_.name(key);
           }
           for (const auto& [entry_key, type] : entries) {
@@ -429,10 +459,22 @@ TypeId TypeEvaluator::elementType(TypeId container, std::int32_t position, std::
           result = types_.join(result, returnType(getitem, {types_.atom(atom)}));
           break;
         }
+        // Iterated: what __next__ of the iterator __iter__ returns gives, or the elements of
+        // the container or generator it returns.
         std::uint32_t iter = lookupMethod(atom.a, "__iter__");
         if (iter != kNoId) {
-          result = types_.join(result,
-                               elementType(returnType(iter, {types_.atom(atom)}), -1, {}));
+          TypeId iterator = returnType(iter, {types_.atom(atom)});
+          for (const Atom& it : types_.atoms(iterator)) {
+            std::uint32_t next =
+                it.kind == Atom::Kind::kInstance ? lookupMethod(it.a, "__next__") : kNoId;
+            if (next != kNoId) {
+              result = types_.join(result, returnType(next, {types_.atom(it)}));
+            } else if (it.kind == Atom::Kind::kContainer) {
+              result = types_.join(result, it.a);
+            } else {
+              result = types_.join(result, kUnknown);
+            }
+          }
           break;
         }
         result = types_.join(result, kUnknown);

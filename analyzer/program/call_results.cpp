@@ -8,14 +8,14 @@
 
 namespace graphsafe::program {
 
-namespace {
-
-bool isChainingMethod(std::string_view name) {
+bool isChainingMethodName(std::string_view name) {
   static constexpr std::string_view kNames[] = {
       "cuda", "to", "half", "float", "double", "bfloat16", "eval", "train", "requires_grad_",
-      "cpu", "share_memory", "type", "apply", "to_empty", "zero_grad"};
+      "cpu", "share_memory", "type", "apply", "to_empty"};
   return std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames);
 }
+
+namespace {
 
 // Library functions that hand back the callable they are given (a decorator applied
 // explicitly, a compiled or scripted module).
@@ -31,28 +31,41 @@ bool returnsItsCallable(std::string_view name) {
   return std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames);
 }
 
-bool isTensorFactory(std::string_view name) {
-  if (!name.starts_with("torch.")) return false;
-  std::string_view last = name.substr(name.rfind('.') + 1);
-  static constexpr std::string_view kNames[] = {
-      "tensor", "zeros", "ones", "empty", "full", "rand", "randn", "randint", "arange",
-      "linspace", "cat", "stack", "where", "zeros_like", "ones_like", "empty_like", "full_like",
-      "rand_like", "randn_like", "as_tensor", "from_numpy", "matmul", "softmax", "relu"};
-  return std::find(std::begin(kNames), std::end(kNames), last) != std::end(kNames);
+// A torch function that computes tensors: the ops of torch, torch.nn.functional, torch.linalg,
+// torch.fft, torch.special (lowercase names; not the utilities of torch.cuda, torch.distributed
+// and the like, and not the few that answer on the host).
+bool isTensorFunction(std::string_view name) {
+  static constexpr std::string_view kModules[] = {"torch.", "torch.nn.functional.",
+                                                  "torch.linalg.", "torch.fft.", "torch.special."};
+  std::size_t dot = name.rfind('.');
+  if (dot == std::string_view::npos) return false;
+  std::string_view module = name.substr(0, dot + 1);
+  std::string_view last = name.substr(dot + 1);
+  if (std::find(std::begin(kModules), std::end(kModules), module) == std::end(kModules)) {
+    return false;
+  }
+  if (last.empty() || !(last.front() >= 'a' && last.front() <= 'z')) return false;
+  static constexpr std::string_view kHost[] = {
+      "is_tensor", "is_floating_point", "numel", "get_default_dtype", "is_grad_enabled",
+      "compile", "manual_seed", "set_default_device", "set_default_dtype", "device",
+      "no_grad", "inference_mode", "enable_grad", "get_rng_state", "set_rng_state"};
+  return std::find(std::begin(kHost), std::end(kHost), last) == std::end(kHost);
 }
 
 }  // namespace
 
 TypeId TypeEvaluator::callResult(TypeId callee, const CallArguments& arguments) {
+  Nesting nesting(nesting_);
+  if (!nesting.ok()) return kUnknown;
   TypeId result = types_.hasUnknown(callee) ? kUnknown : kBottom;
   for (const Atom& atom : types_.atoms(callee)) {
     TypeId found = kUnknown;
     switch (atom.kind) {
       case Atom::Kind::kFunction:
-        found = returnType(atom.a, bindParameters(atom.a, arguments, {}));
+        found = returnType(atom.a, bindParameters(atom.a, arguments, {}), atom.c - 1);
         break;
       case Atom::Kind::kBoundMethod:
-        found = returnType(atom.a, bindParameters(atom.a, arguments, {atom.b}));
+        found = returnType(atom.a, bindParameters(atom.a, arguments, {atom.b}), atom.c - 1);
         break;
       case Atom::Kind::kClass:
         found = types_.atom({Atom::Kind::kInstance, 0, atom.a, 0});
@@ -91,14 +104,17 @@ TypeId TypeEvaluator::callResult(TypeId callee, const CallArguments& arguments) 
   return result;
 }
 
-TypeId TypeEvaluator::returnType(std::uint32_t function, std::vector<TypeId> params) {
+TypeId TypeEvaluator::returnType(std::uint32_t function, std::vector<TypeId> params,
+                                 FrameId closure) {
   const FunctionModel& model = index_.function(function);
   if (model.returns == kNoRef && model.yields == kNoRef) {
     return types_.atom({Atom::Kind::kNone, 0, 0, 0});
   }
-  // Under its arguments' types a few calls deep; past that, what it returns for any call.
-  const FrameId frame =
-      context_depth_ < kMaxContextDepth ? this->frame(function, std::move(params)) : plainFrame(function);
+  // Under its arguments' types a few calls deep; past that, what it returns for any call (a
+  // closure keeps the frame it was made in: that is what tells one wrapper from another).
+  const FrameId frame = context_depth_ < kMaxContextDepth
+                            ? this->frame(function, std::move(params), closure)
+                            : this->frame(function, {}, closure);
   ++context_depth_;
   TypeId result = kBottom;
   if (model.is_generator) {
@@ -222,7 +238,7 @@ TypeId TypeEvaluator::libraryCall(std::string_view name, const CallArguments& ar
       std::end(kHostBuiltins)) {
     return types_.atom({Atom::Kind::kHost, 0, 0, 0});
   }
-  if (isTensorFactory(name)) return types_.atom({Atom::Kind::kTensor, 0, 0, 0});
+  if (isTensorFunction(name)) return types_.atom({Atom::Kind::kTensor, 0, 0, 0});
   // A library class: calling it makes an instance (nn.Linear(...), torch.cuda.CUDAGraph()).
   std::string_view last = name.substr(name.rfind('.') + 1);
   if (!last.empty() && last.front() >= 'A' && last.front() <= 'Z') {
@@ -240,14 +256,14 @@ TypeId TypeEvaluator::libraryMethodCall(std::string_view method, TypeId receiver
       case Atom::Kind::kInstance:
       case Atom::Kind::kExternal:
         // model.cuda().eval(): a module method that returns the module.
-        if (isChainingMethod(method)) found = types_.atom(atom);
+        if (isChainingMethodName(method)) found = types_.atom(atom);
         break;
       case Atom::Kind::kContainer: {
         const auto holder = static_cast<Holder>(atom.sub);
         const bool modules = holder == Holder::kModuleList || holder == Holder::kSequential ||
                              holder == Holder::kModuleDict;
         const TypeId host = types_.atom({Atom::Kind::kHost, 0, 0, 0});
-        if (modules && isChainingMethod(method)) {
+        if (modules && isChainingMethodName(method)) {
           found = types_.atom(atom);
         } else if (method == "values" || method == "children" || method == "modules" ||
                    method == "parameters") {

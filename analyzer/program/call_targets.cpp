@@ -21,10 +21,10 @@ class Collector {
     for (const Atom& atom : types.atoms(callee)) {
       switch (atom.kind) {
         case Atom::Kind::kFunction:
-          push(atom.a, {}, supplier, extra_offset);
+          push(atom.a, {}, supplier, extra_offset, atom.c - 1);
           break;
         case Atom::Kind::kBoundMethod:
-          push(atom.a, {atom.b}, supplier, extra_offset);
+          push(atom.a, {atom.b}, supplier, extra_offset, atom.c - 1);
           break;
         case Atom::Kind::kClass: {
           std::uint32_t init = evaluator_.lookupMethod(atom.a, "__init__");
@@ -41,6 +41,9 @@ class Collector {
         case Atom::Kind::kPartial:
           add(atom.a, supplier, extra_offset + atom.b, depth + 1);
           break;
+        case Atom::Kind::kExternal:
+          if (atom.b == 0) addCalledArgument(types.nameAt(atom.a), supplier, depth);
+          break;
         case Atom::Kind::kContainer:
           // nn.Sequential(a, b)(x) calls each of its modules.
           if (static_cast<Holder>(atom.sub) == Holder::kSequential) {
@@ -51,6 +54,23 @@ class Collector {
           break;
       }
     }
+  }
+
+  bool empty() const { return targets_.empty(); }
+
+  // map(f, xs) and filter(f, xs) call f on each element of xs.
+  void addCalledArgument(std::string_view library, const Supplier& supplier, int depth) {
+    if ((library != "builtins.map" && library != "builtins.filter") ||
+        arguments_.positional.size() < 2) {
+      return;
+    }
+    CallArguments each;
+    for (std::size_t i = 1; i < arguments_.positional.size(); ++i) {
+      each.positional.push_back(evaluator_.elementType(arguments_.positional[i], -1, {}));
+    }
+    Collector inner(evaluator_, each);
+    inner.add(arguments_.positional[0], supplier, 0, depth + 1);
+    for (CallTarget& target : inner.targets_) targets_.push_back(std::move(target));
   }
 
   void addFunction(std::uint32_t function, std::vector<TypeId> bound) {
@@ -71,13 +91,14 @@ class Collector {
 
  private:
   void push(std::uint32_t function, std::vector<TypeId> bound, const Supplier& supplier,
-            std::size_t extra_offset) {
+            std::size_t extra_offset, FrameId closure = kNoId) {
     CallTarget target;
     target.function = function;
     target.offset = bound.size() + extra_offset;
     // A partial's own arguments are not typed: its parameters there stay context-free.
     bound.resize(target.offset, kBottom);
-    target.frame = evaluator_.frame(function, evaluator_.bindParameters(function, arguments_, bound));
+    target.frame =
+        evaluator_.frame(function, evaluator_.bindParameters(function, arguments_, bound), closure);
     target.supplier = supplier;
     targets_.push_back(std::move(target));
   }
@@ -93,8 +114,9 @@ void addSuppliedParameter(TypeEvaluator& evaluator, FrameId caller, const FileMo
                           const Reference& callee, Collector& collector) {
   const std::uint32_t owner = evaluator.functionId(file, callee.function);
   const auto index = static_cast<std::size_t>(std::max(callee.index, 0));
-  if (owner == evaluator.frameFunction(caller)) {
-    const auto& params = evaluator.frameParams(caller);
+  const FrameId binding = evaluator.frameOfFunction(caller, owner);
+  if (binding != kNoId) {
+    const auto& params = evaluator.frameParams(binding);
     if (index < params.size() && params[index] != kBottom) return;  // the path says
   }
   evaluator.forEachCall(owner, [&](const CallSite& site, const std::vector<TypeId>& params) {
@@ -162,8 +184,9 @@ std::vector<CallTarget> callTargets(TypeEvaluator& evaluator, FrameId caller,
     }
     collector.add(evaluator.typeOf(caller, callee_ref), Supplier{});
   }
-  // What lowering resolved within the file (a call it made an event for without a reference).
-  if (call.callee != kNoFunction && call.callee < file.functions.size()) {
+  // What lowering resolved within the file, when the types say nothing (a call it made an event
+  // for without a reference). Not otherwise: lowering does not apply decorators.
+  if (collector.empty() && call.callee != kNoFunction && call.callee < file.functions.size()) {
     const std::uint32_t function = evaluator.functionId(file, call.callee);
     const FunctionModel& model = file.functions[call.callee];
     std::vector<TypeId> bound;

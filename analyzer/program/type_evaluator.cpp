@@ -57,17 +57,28 @@ FrameId TypeEvaluator::plainFrame(std::uint32_t function) {
   return slot;
 }
 
-FrameId TypeEvaluator::frame(std::uint32_t function, std::vector<TypeId> params) {
+FrameId TypeEvaluator::frame(std::uint32_t function, std::vector<TypeId> params,
+                             FrameId closure) {
   bool any = std::any_of(params.begin(), params.end(), [](TypeId t) { return t != kBottom; });
-  if (!any) return plainFrame(function);
+  if (!any && closure == kNoId) return plainFrame(function);
   std::string key(reinterpret_cast<const char*>(&function), sizeof(function));
+  key.append(reinterpret_cast<const char*>(&closure), sizeof(closure));
   key.append(reinterpret_cast<const char*>(params.data()), params.size() * sizeof(TypeId));
   auto it = frame_ids_.find(key);
   if (it != frame_ids_.end()) return it->second;
   auto id = static_cast<FrameId>(frames_.size());
-  frames_.push_back({function, std::move(params)});
+  frames_.push_back({function, std::move(params), closure});
   frame_ids_.emplace(std::move(key), id);
   return id;
+}
+
+FrameId TypeEvaluator::frameOfFunction(FrameId frame, std::uint32_t function) const {
+  // A closure chain is as deep as the nesting of defs in the source.
+  for (int depth = 0; frame != kNoId && depth < 64; ++depth) {
+    if (frames_[frame].function == function) return frame;
+    frame = frames_[frame].closure;
+  }
+  return kNoId;
 }
 
 TypeId TypeEvaluator::typeOf(FrameId frame, RefId ref) {
@@ -79,6 +90,8 @@ TypeId TypeEvaluator::typeOf(FrameId frame, RefId ref) {
   auto cached = memo_.find(key);
   if (cached != memo_.end()) return cached->second;
   if (!spend()) return kUnknown;
+  Nesting nesting(nesting_);
+  if (!nesting.ok()) return kUnknown;
   // A reference that depends on itself (a name rebound in a loop from its own value): the
   // other ways in say what it holds.
   if (!in_progress_.insert(key).second) return kBottom;
@@ -99,14 +112,25 @@ TypeId TypeEvaluator::evaluate(FrameId frame, std::uint32_t file, const Referenc
     case Kind::kParameter: {
       const std::uint32_t function = index_.functionId(file, reference.function);
       const auto position = static_cast<std::size_t>(std::max(reference.index, 0));
-      if (function == frames_[frame].function) return parameterType(frame, position);
-      // A closure reads its enclosing function's parameter: what every call of that one passes.
+      // Its own parameter, or a closure's: the frame it was created in binds it. Otherwise
+      // what every call of that function passes.
+      const FrameId binding = frameOfFunction(frame, function);
+      if (binding != kNoId) return parameterType(binding, position);
       return contextFreeParameter(function, position);
     }
     case Kind::kFunction: {
       const std::uint32_t function = index_.functionId(file, reference.function);
-      if (reference.index == 1) return decoratedFunction(function);
-      return types_.atom({Atom::Kind::kFunction, 0, function, 0});
+      // A def nested in this frame's function closes over this frame (when it knows more than
+      // the context-free one does).
+      const Frame& current = frames_[frame];
+      const bool closes = index_.function(function).parent != kNoFunction &&
+                          index_.functionId(file, index_.function(function).parent) ==
+                              current.function &&
+                          (!current.params.empty() || current.closure != kNoId);
+      const FrameId closure = closes ? frame : kNoId;
+      if (reference.index == 1) return decoratedFunction(function, closure);
+      return types_.atom(
+          {Atom::Kind::kFunction, 0, function, 0, closure == kNoId ? 0 : closure + 1});
     }
     case Kind::kClass:
       return types_.atom({Atom::Kind::kClass, 0, index_.classId(file, reference.index), 0});
@@ -116,8 +140,27 @@ TypeId TypeEvaluator::evaluate(FrameId frame, std::uint32_t file, const Referenc
     }
     case Kind::kAttribute:
       return attributeType(operand(0), reference.name);
-    case Kind::kElement:
+    case Kind::kElement: {
+      if (reference.operands.size() > 1) {
+        // `ls[key]` with `key` a literal on this path: that element.
+        TypeId index = operand(1);
+        const auto& atoms = types_.atoms(index);
+        if (types_.isExact(index) && atoms.size() == 1 && atoms[0].kind == Atom::Kind::kHost &&
+            atoms[0].a != 0) {
+          std::string_view key = types_.nameAt(atoms[0].a);
+          std::int32_t position = -1;
+          if (key.starts_with("i:") && key.size() < 9) {
+            position = 0;
+            for (char c : key.substr(2)) {
+              position = c >= '0' && c <= '9' ? position * 10 + (c - '0') : -1;
+              if (position < 0) break;
+            }
+          }
+          return elementType(operand(0), position, key);
+        }
+      }
       return elementType(operand(0), reference.index, reference.name);
+    }
     case Kind::kJoin: {
       TypeId joined = kBottom;
       for (std::size_t i = 0; i < reference.operands.size(); ++i) {
@@ -156,14 +199,63 @@ TypeId TypeEvaluator::evaluate(FrameId frame, std::uint32_t file, const Referenc
     }
     case Kind::kInstanceOf:
       return instancesOf(operand(0));
+    case Kind::kUpdated:
+      return updatedContainer(operand(0), reference.name, operand(1));
     case Kind::kTensor:
       return types_.atom({Atom::Kind::kTensor, 0, 0, 0});
     case Kind::kHost:
-      return types_.atom({Atom::Kind::kHost, 0, 0, 0});
+      return types_.atom(
+          {Atom::Kind::kHost, 0, reference.name.empty() ? 0 : types_.name(reference.name), 0});
     case Kind::kNone:
       return types_.atom({Atom::Kind::kNone, 0, 0, 0});
   }
   return kUnknown;
+}
+
+std::uint32_t TypeEvaluator::entryKey(Holder holder, std::string_view key) {
+  // Lists and tuples are entered by position ("i:2" -> 2), dicts by the key's name.
+  if (holder == Holder::kList || holder == Holder::kTuple) {
+    if (!key.starts_with("i:")) return kNoId;
+    std::uint32_t position = 0;
+    for (char c : key.substr(2)) {
+      if (c < '0' || c > '9' || position > 1'000'000) return kNoId;
+      position = position * 10 + static_cast<std::uint32_t>(c - '0');
+    }
+    return position;
+  }
+  return types_.name(key);
+}
+
+TypeId TypeEvaluator::updatedContainer(TypeId container, std::string_view key, TypeId value) {
+  TypeId result = kBottom;
+  bool any_container = false;
+  for (const Atom& atom : types_.atoms(container)) {
+    const std::uint32_t name = atom.kind == Atom::Kind::kContainer
+                                   ? entryKey(static_cast<Holder>(atom.sub), key)
+                                   : kNoId;
+    if (name == kNoId) {
+      result = types_.join(result, types_.atom(atom));
+      continue;
+    }
+    any_container = true;
+    Entries entries;
+    if (atom.b != 0) entries = types_.entriesAt(atom.b - 1);
+    std::erase_if(entries, [&](const auto& entry) { return entry.first == name; });
+    entries.emplace_back(name, value);
+    std::sort(entries.begin(), entries.end());
+    result = types_.join(result, types_.atom({Atom::Kind::kContainer, atom.sub,
+                                              types_.join(atom.a, value),
+                                              types_.entries(std::move(entries)) + 1}));
+  }
+  if (!any_container) {
+    // Not known to be a container yet (a dict built elsewhere): it holds at least this.
+    Entries entries{{types_.name(key), value}};
+    result = types_.join(result, types_.atom({Atom::Kind::kContainer,
+                                              static_cast<std::uint8_t>(Holder::kDict), value,
+                                              types_.entries(std::move(entries)) + 1}));
+  }
+  if (types_.hasUnknown(container)) result = types_.join(result, kUnknown);
+  return result;
 }
 
 TypeId TypeEvaluator::instancesOf(TypeId classes) {
@@ -349,12 +441,18 @@ TypeId TypeEvaluator::moduleMember(std::uint32_t file, std::string_view name, in
   return kBottom;
 }
 
-TypeId TypeEvaluator::decoratedFunction(std::uint32_t function) {
+TypeId TypeEvaluator::decoratedFunction(std::uint32_t function, FrameId closure) {
   const FunctionModel& model = index_.function(function);
-  TypeId type = types_.atom({Atom::Kind::kFunction, 0, function, 0});
+  TypeId type = types_.atom(
+      {Atom::Kind::kFunction, 0, function, 0, closure == kNoId ? 0 : closure + 1});
   if (model.decorators.empty() || model.parent == kNoFunction) return type;
+  const std::uint64_t key = (std::uint64_t{function} << 32) | closure;
+  auto cached = decorated_memo_.find(key);
+  if (cached != decorated_memo_.end()) return cached->second;
+  decorated_memo_.emplace(key, type);
   const std::uint32_t file = index_.functionFile(function);
-  const FrameId scope = plainFrame(index_.functionId(file, model.parent));
+  const FrameId scope =
+      closure != kNoId ? closure : plainFrame(index_.functionId(file, model.parent));
   for (RefId decorator : model.decorators) {
     TypeId applied = kBottom;
     TypeId decorator_type = typeOf(scope, decorator);
@@ -379,6 +477,7 @@ TypeId TypeEvaluator::decoratedFunction(std::uint32_t function) {
     if (applied == kBottom || !types_.isExact(applied)) applied = types_.join(applied, type);
     type = applied;
   }
+  decorated_memo_[key] = type;
   return type;
 }
 

@@ -26,6 +26,9 @@ namespace graphsafe::program {
 
 using FrameId = std::uint32_t;
 
+// nn.Module methods that return the module itself (`model.cuda().eval()`).
+bool isChainingMethodName(std::string_view name);
+
 // A call's arguments as types, and how they bind to a callee's parameters.
 struct CallArguments {
   std::vector<TypeId> positional;
@@ -39,6 +42,9 @@ class TypeEvaluator {
   static constexpr std::size_t kMaxEvaluations = 4'000'000;
   // Calls deep that a return type is computed under its arguments' types.
   static constexpr int kMaxContextDepth = 3;
+  // Nested evaluations at most (a chain of names each bound to the last, a recursive
+  // container): deeper ones are unknown, so no input can exhaust the stack.
+  static constexpr int kMaxNesting = 384;
 
   TypeEvaluator(const ProgramIndex& index, const CallSiteIndex& sites);
 
@@ -47,10 +53,15 @@ class TypeEvaluator {
   const ProgramIndex& index() const { return index_; }
 
   FrameId plainFrame(std::uint32_t function);
-  // A frame whose parameters hold `params` (kBottom where not known: the context-free type).
-  FrameId frame(std::uint32_t function, std::vector<TypeId> params);
+  // A frame whose parameters hold `params` (kBottom where not known: the context-free type),
+  // nested in `closure` (the frame of the enclosing function it was created in, or kNoId).
+  FrameId frame(std::uint32_t function, std::vector<TypeId> params, FrameId closure = kNoId);
   std::uint32_t frameFunction(FrameId frame) const { return frames_[frame].function; }
   const std::vector<TypeId>& frameParams(FrameId frame) const { return frames_[frame].params; }
+  FrameId frameClosure(FrameId frame) const { return frames_[frame].closure; }
+  // The frame, or the closure around it, that binds the parameters of `function` (kNoId when
+  // none does: their types are the context-free ones).
+  FrameId frameOfFunction(FrameId frame, std::uint32_t function) const;
 
   TypeId typeOf(FrameId frame, RefId ref);
   // What parameter `index` of the frame's function holds there.
@@ -80,6 +91,8 @@ class TypeEvaluator {
   std::uint32_t lookupMethod(std::uint32_t class_id, std::string_view name);
   // Does the class have a base the model cannot see (a library class other than nn.Module)?
   bool hasOpaqueBase(std::uint32_t class_id);
+  // The first library base of the class, through its program bases (a name id; 0: none).
+  std::uint32_t externalBase(std::uint32_t class_id);
 
   // Modules of the run that names reached but that are not lowered (the lazy lowering asks
   // for these): their dotted names, in the order met.
@@ -90,7 +103,7 @@ class TypeEvaluator {
   void forEachCall(std::uint32_t function,
                    const std::function<void(const CallSite&, const std::vector<TypeId>&)>& visit);
   // What calling it returns under those parameter types.
-  TypeId returnType(std::uint32_t function, std::vector<TypeId> params);
+  TypeId returnType(std::uint32_t function, std::vector<TypeId> params, FrameId closure = kNoId);
   // The function a module instance's call runs (`__call__`, else nn.Module's `forward`).
   std::uint32_t callMethodOf(std::uint32_t class_id);
 
@@ -107,11 +120,13 @@ class TypeEvaluator {
   struct Frame {
     std::uint32_t function = 0;
     std::vector<TypeId> params;
+    FrameId closure = kNoId;
   };
   struct ClassInfo {
     bool resolved = false;
     bool module = false;       // torch.nn.Module among the bases
     bool opaque_base = false;  // a base that is no class of the program and not nn.Module
+    std::uint32_t external_base = 0;  // name id of the first such library base
     std::vector<std::uint32_t> bases;
     std::vector<std::uint32_t> mro;
   };
@@ -119,11 +134,15 @@ class TypeEvaluator {
   // reference evaluation (type_evaluator.cpp)
   TypeId evaluate(FrameId frame, std::uint32_t file, const Reference& reference);
   TypeId instancesOf(TypeId classes);
+  TypeId updatedContainer(TypeId container, std::string_view key, TypeId value);
+  std::uint32_t entryKey(Holder holder, std::string_view key);
   TypeId contextFreeParameter(std::uint32_t function, std::size_t index);
   TypeId selfType(std::uint32_t function, bool as_class);
   TypeId moduleMember(std::uint32_t file, std::string_view name, int depth);
   TypeId resolveDotted(std::string_view dotted, std::uint32_t from_file, int depth);
-  TypeId decoratedFunction(std::uint32_t function);
+  // What the name of a decorated def holds: the decorators applied (in the frame the def ran
+  // in, `closure`, when it is a nested function).
+  TypeId decoratedFunction(std::uint32_t function, FrameId closure = kNoId);
   // classes and attributes (attribute_types.cpp)
   ClassInfo& classInfo(std::uint32_t class_id);
   TypeId instanceAttribute(std::uint32_t class_id, std::string_view name);
@@ -132,6 +151,7 @@ class TypeEvaluator {
   TypeId writtenAttribute(std::uint32_t class_id, std::string_view name);
   TypeId superAttribute(std::uint32_t class_id, TypeId receiver, std::string_view name);
   TypeId libraryAttribute(const Atom& atom, TypeId whole, std::string_view name);
+  TypeId inheritedFromLibrary(std::uint32_t class_id, std::string_view name, TypeId receiver);
   // calls (call_results.cpp)
   TypeId instanceCall(std::uint32_t class_id, TypeId instance, const CallArguments& arguments);
   TypeId libraryCall(std::string_view name, const CallArguments& arguments);
@@ -140,6 +160,18 @@ class TypeEvaluator {
   TypeId parameterFromCallSites(std::uint32_t function, std::size_t index);
 
   bool spend();
+  // Counts one level of nesting for as long as it lives; `ok()` is false past kMaxNesting.
+  class Nesting {
+   public:
+    explicit Nesting(int& depth) : depth_(depth) { ++depth_; }
+    Nesting(const Nesting&) = delete;
+    Nesting& operator=(const Nesting&) = delete;
+    ~Nesting() { --depth_; }
+    bool ok() const { return depth_ <= kMaxNesting; }
+
+   private:
+    int& depth_;
+  };
 
   const ProgramIndex& index_;
   const CallSiteIndex& sites_;
@@ -152,6 +184,7 @@ class TypeEvaluator {
   std::unordered_map<std::uint64_t, TypeId> parameter_memo_;
   std::unordered_map<std::string, TypeId> attribute_memo_;
   std::unordered_map<std::string, TypeId> global_memo_;
+  std::unordered_map<std::uint64_t, TypeId> decorated_memo_;
   std::vector<ClassInfo> classes_;
   // Attribute writes by attribute name; anonymous call sites by the function they call.
   std::unordered_map<std::string, std::vector<std::pair<std::uint32_t, const AttributeWrite*>>>
@@ -166,6 +199,7 @@ class TypeEvaluator {
   std::unordered_set<std::string> missing_seen_;
   std::size_t evaluations_ = 0;
   int context_depth_ = 0;
+  int nesting_ = 0;
 };
 
 }  // namespace graphsafe::program

@@ -17,6 +17,7 @@ std::size_t TypeTable::DataHash::operator()(const Data& data) const {
   for (const Atom& atom : data.atoms) {
     seed = mix(seed, static_cast<std::uint64_t>(atom.kind) | (std::uint64_t{atom.sub} << 8));
     seed = mix(seed, (std::uint64_t{atom.a} << 32) | atom.b);
+    seed = mix(seed, atom.c);
   }
   return static_cast<std::size_t>(seed);
 }
@@ -56,6 +57,17 @@ TypeId TypeTable::join(TypeId a, TypeId b) {
   const auto& right = types_[b].atoms;
   std::set_union(left.begin(), left.end(), right.begin(), right.end(),
                  std::back_inserter(data.atoms));
+  // Literals are kept apart while there are a few (`ls[key]` with key 0 or 1); more than that
+  // is a host value like any other.
+  constexpr std::size_t kMaxLiterals = 4;
+  auto literal = [](const Atom& atom) { return atom.kind == Atom::Kind::kHost && atom.a != 0; };
+  if (static_cast<std::size_t>(std::count_if(data.atoms.begin(), data.atoms.end(), literal)) >
+      kMaxLiterals) {
+    std::erase_if(data.atoms, literal);
+    Atom host{Atom::Kind::kHost, 0, 0, 0};
+    data.atoms.insert(std::lower_bound(data.atoms.begin(), data.atoms.end(), host), host);
+    data.atoms.erase(std::unique(data.atoms.begin(), data.atoms.end()), data.atoms.end());
+  }
   if (data.atoms.size() > kMaxAtoms) {
     data.atoms.clear();
     data.unknown = true;

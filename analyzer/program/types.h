@@ -40,6 +40,7 @@ struct Atom {
     kClass,          // a: class id
     kFunction,       // a: function id (a plain function, or a method reached through its class)
     kBoundMethod,    // a: function id; b: the receiver's type
+                     // (both: c = 1 + the frame a nested function closes over, 0 for none)
     kPartial,        // a: the wrapped callable's type; b: positional arguments it binds
     kSuper,          // a: the class whose super() this is; b: the receiver's type
     kModule,         // a: file index of the module
@@ -57,6 +58,7 @@ struct Atom {
   std::uint8_t sub = 0;
   std::uint32_t a = 0;
   std::uint32_t b = 0;
+  std::uint32_t c = 0;
   auto operator<=>(const Atom&) const = default;
 };
 

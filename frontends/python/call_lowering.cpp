@@ -187,6 +187,12 @@ FunctionLowering::Callee FunctionLowering::resolveCallee(TSNode function) {
     callee.name = textOf(callee.name_node);
     callee.receiver_node = object;
     if (is(object, g_.call) && isUnshadowedBuiltin(field(object, g_.f_function), "super")) {
+      if (!quiet()) {
+        auto& called = file_.model.functions[id_].builtin_calls;
+        if (std::find(called.begin(), called.end(), "super") == called.end()) {
+          called.emplace_back("super");
+        }
+      }
       callee.kind = Callee::Kind::kSuperMethod;
       callee.ref = file_.refs.attribute(file_.refs.superOf(id_), callee.name);
       return callee;
@@ -296,7 +302,11 @@ bool FunctionLowering::isUnboundMethodCall(TSNode call) const {
 ExprInfo FunctionLowering::construct(std::int32_t class_index, TSNode call,
                                      const Arguments& arguments) {
   FunctionId init = findMethod(file_.index, class_index, "__init__");
-  if (init != kNoFunction) callFunction(init, call, arguments);
+  if (init != kNoFunction) {
+    callFunction(init, call, arguments);
+  } else {
+    emitDynamicCall(call, arguments);  // __init__ of a base in another file, or a library's
+  }
   ExprInfo instance;
   instance.object = ObjectKind::kInstance;
   instance.class_index = class_index;
@@ -486,6 +496,12 @@ ExprInfo FunctionLowering::callBuiltin(const Callee& callee, TSNode call,
   const ExprInfo* first = arguments.positional.empty() ? nullptr : &arguments.positional[0];
   TSNode first_node = arguments.positional.empty() ? TSNode{} : arguments.syntax.positional[0];
   std::string api = "builtins." + std::string(callee.name);
+  if (!quiet()) {
+    auto& called = file_.model.functions[id_].builtin_calls;
+    if (std::find(called.begin(), called.end(), callee.name) == called.end()) {
+      called.emplace_back(callee.name);
+    }
+  }
   ExprInfo result;
   switch (callee.builtin) {
     case BuiltinKind::kScalarConversion:
@@ -629,9 +645,9 @@ ExprInfo FunctionLowering::callMethod(Callee& callee, TSNode call, const Argumen
       noteContainerGrowth(callee, arguments);
       if (!receiver.value.isTensor() && lowerStreamMethod(callee, call, arguments)) return {};
       // A method of an object this file cannot type (an attribute, a parameter, a call's
-      // result): the program model may. A tensor method on what may be a tensor stays one.
-      if (!receiver.value.isTensor() &&
-          (classifyTensorMethod(name) == MethodKind::kNone || !mayBeTensor(receiver.value))) {
+      // result): the program model may. A name tensors have (`view`, `split`) is taken for the
+      // tensor method it most likely is.
+      if (!receiver.value.isTensor() && classifyTensorMethod(name) == MethodKind::kNone) {
         emitDynamicCall(call, arguments);
       }
       return callTensorMethod(callee, call, arguments);

@@ -308,10 +308,8 @@ void FunctionLowering::bindTarget(TSNode target, const ExprInfo& info, TSNode va
       eval(it.node());
       key = isNull(key) ? it.node() : key;
     }
-    std::string_view literal;
-    if (!isNull(key)) plainStringValue(file_.pool, file_.text, key, literal);
     const std::int32_t position = literalIndex(target);
-    if (!augmented) noteElementWrite(base_node, base, info.ref, position, literal);
+    if (!augmented) noteElementWrite(base_node, base, info.ref, position, literalKeyOf(key));
     noteSubscriptStore(target, base, info, value, augmented);
     noteHostWrite(target, base, info, augmented);
   }
@@ -503,9 +501,16 @@ void FunctionLowering::lowerStatement(TSNode node) {
     TSNode value = firstNamedChild(file_.pool, node);
     noteReturnValue(isNull(value) ? withRef(ExprInfo{}, file_.refs.none()) : eval(value));
     noteReturn(node);
-  } else if (symbol == g_.raise_statement || symbol == g_.delete_statement) {
+  } else if (symbol == g_.raise_statement) {
+    TSNode raised = firstNamedChild(file_.pool, node);
+    ExprInfo info = eval(raised);
+    for (Children it(file_.pool, node); it.valid(); it.next()) {
+      if (it.node().id != raised.id) eval(it.node());  // `from cause`
+    }
+    noteRaisedClass(raised, info);
+  } else if (symbol == g_.delete_statement) {
     evalChildren(node);
-    if (symbol == g_.delete_statement) noteDelete(node);
+    noteDelete(node);
   } else if (symbol == g_.if_statement) {
     lowerIf(node);
   } else if (symbol == g_.for_statement) {
@@ -574,15 +579,18 @@ ExprInfo FunctionLowering::lowerAssignment(TSNode node) {
   if (is_pattern && is_sequence &&
       ts_node_named_child_count(pattern) == ts_node_named_child_count(values)) {
     std::vector<std::pair<TSNode, ExprInfo>> evaluated;
+    std::vector<RefId> elements;
     for (Children it(file_.pool, values); it.valid(); it.next()) {
       evaluated.emplace_back(it.node(), eval(it.node()));
+      elements.push_back(evaluated.back().second.ref);
     }
     std::size_t index = 0;
     for (Children it(file_.pool, pattern); it.valid() && index < evaluated.size();
          it.next(), ++index) {
       bindTarget(it.node(), evaluated[index].second, evaluated[index].first);
     }
-    return {};
+    // `f, b = c, e = x, y`: the outer targets see the same tuple.
+    return withRef({}, file_.refs.container(ContainerKind::kTuple, std::move(elements)));
   }
   std::size_t regions_before = file_.model.regions.size();
   ExprInfo info = eval(right);
@@ -663,6 +671,7 @@ void FunctionLowering::lowerFor(TSNode node) {
   TSNode left = field(node, g_.f_left);
   TSNode right = field(node, g_.f_right);
   ExprInfo iterable = eval(right);
+  noteIteration(right, iterable.ref);
   if (!quiet() && !isNull(right)) {
     Event& event = emit(EventKind::kLoop, right);
     event.api = "for";
@@ -834,6 +843,9 @@ ExprInfo FunctionLowering::dispatch(TSNode node) {
       symbol == g_.false_literal || symbol == g_.none || symbol == g_.ellipsis) {
     ExprInfo info;
     info.value = hostConstant(ValueOrigin::kLiteral);
+    info.ref = symbol == g_.none      ? file_.refs.none()
+               : symbol == g_.integer ? file_.refs.host(literalKeyOf(node))
+                                      : file_.refs.host();
     return info;
   }
   if (symbol == g_.string) return withStringFacts(node, evalString(node));
@@ -1015,6 +1027,7 @@ ExprInfo FunctionLowering::evalSubscript(TSNode node) {
   TSNode base_node = field(node, g_.f_value);
   ExprInfo base = eval(base_node);
   Value index = hostConstant(ValueOrigin::kLiteral);
+  RefId index_ref = kNoRef;
   const ExprInfo* mask = nullptr;
   ExprInfo mask_info;
   TSNode mask_node{};
@@ -1023,6 +1036,7 @@ ExprInfo FunctionLowering::evalSubscript(TSNode node) {
     bool slice = is(it.node(), g_.slice);
     ExprInfo part = slice ? lowerSlice(it.node(), base, base_node, node) : eval(it.node());
     if (!slice) emitIndexUse(it.node(), part, base, base_node, node);
+    index_ref = part.ref;
     if (part.mask && mayBeTensor(part.value) && mask == nullptr) {
       mask_info = part;
       mask = &mask_info;
@@ -1032,10 +1046,11 @@ ExprInfo FunctionLowering::evalSubscript(TSNode node) {
   }
   ExprInfo info;
   {
+    // A slice is a container of some of the elements: which ones is not followed.
     TSNode key = field(node, g_.f_subscript);
-    std::string_view literal;
-    if (!isNull(key)) plainStringValue(file_.pool, file_.text, key, literal);
-    info.ref = file_.refs.element(base.ref, literalIndex(node), literal);
+    if (!is(key, g_.slice)) {
+      info.ref = file_.refs.element(base.ref, literalIndex(node), literalKeyOf(key), index_ref);
+    }
   }
   if (base.object == ObjectKind::kTensorTuple || base.value.isTensor()) {
     info.value = tensorValue();
@@ -1179,6 +1194,7 @@ ExprInfo FunctionLowering::evalString(TSNode node) {
   }
   ExprInfo info;
   if (!interpolated) info.value = hostConstant(ValueOrigin::kLiteral);
+  info.ref = file_.refs.host(interpolated ? std::string() : literalKeyOf(node));
   return info;
 }
 
@@ -1227,6 +1243,7 @@ ExprInfo FunctionLowering::evalComprehension(TSNode node) {
       TSNode right = field(clause, g_.f_right);
       TSNode left = field(clause, g_.f_left);
       ExprInfo iterable = eval(right);
+      noteIteration(right, iterable.ref);
       save(save, left, 0);
       bindLoopTarget(left, right, iterable);
     } else if (is(clause, g_.if_clause)) {

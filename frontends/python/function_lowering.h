@@ -363,6 +363,16 @@ class FunctionLowering {
   void noteElementWrite(TSNode base_node, const ExprInfo& base, RefId value, std::int32_t position,
                         std::string_view key);
   void noteContainerGrowth(const Callee& callee, const Arguments& arguments);
+  // A literal subscript or dict key, typed: "s:text", "i:12"; "" for anything else.
+  std::string literalKeyOf(TSNode node) const;
+  // The container `node` names (a local, an element of one) now holds `value` under `key`:
+  // its reference is updated, in place when the code runs unconditionally.
+  bool updateContainer(TSNode node, std::string_view key, RefId value, int depth);
+  // `for x in it` and comprehensions call it.__iter__() and __next__(): the program's own, when
+  // `it` is an object of a class of the program.
+  void noteIteration(TSNode site, RefId iterable);
+  // `raise Error` instantiates the class.
+  void noteRaisedClass(TSNode raised, const ExprInfo& info);
   // A call lowering cannot resolve from this file: the program model may (its reference says
   // what is called with what).
   void emitDynamicCall(TSNode call, const Arguments& arguments);

@@ -70,13 +70,15 @@ RefId ReferenceBuilder::attribute(RefId object, std::string_view name) {
   return id;
 }
 
-RefId ReferenceBuilder::element(RefId container, std::int32_t position, std::string_view key) {
+RefId ReferenceBuilder::element(RefId container, std::int32_t position, std::string_view key,
+                                RefId index) {
   if (container == kNoRef) return kNoRef;
   Reference reference;
   reference.kind = Reference::Kind::kElement;
   reference.index = position;
   reference.name = std::string(key);
   reference.operands.push_back(container);
+  if (index != kNoRef && position < 0 && key.empty()) reference.operands.push_back(index);
   return add(std::move(reference));
 }
 
@@ -132,9 +134,28 @@ RefId ReferenceBuilder::instanceOf(RefId classes) {
   return add(std::move(reference));
 }
 
+RefId ReferenceBuilder::updated(RefId container, std::string_view key, RefId value) {
+  if (value == kNoRef) return container;
+  Reference reference;
+  reference.kind = Reference::Kind::kUpdated;
+  reference.name = std::string(key);
+  reference.operands = {container, value};
+  return add(std::move(reference));
+}
+
 RefId ReferenceBuilder::tensor() { return once(Reference::Kind::kTensor, kNoFunction, -1); }
 
-RefId ReferenceBuilder::host() { return once(Reference::Kind::kHost, kNoFunction, -1); }
+RefId ReferenceBuilder::host(std::string_view literal) {
+  if (literal.empty()) return once(Reference::Kind::kHost, kNoFunction, -1);
+  auto it = literals_.find(literal);
+  if (it != literals_.end()) return it->second;
+  Reference reference;
+  reference.kind = Reference::Kind::kHost;
+  reference.name = std::string(literal);
+  RefId id = add(std::move(reference));
+  if (id != kNoRef) literals_.emplace(std::string(literal), id);
+  return id;
+}
 
 RefId ReferenceBuilder::none() { return once(Reference::Kind::kNone, kNoFunction, -1); }
 

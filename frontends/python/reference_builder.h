@@ -24,8 +24,10 @@ class ReferenceBuilder {
   RefId function(FunctionId function, bool as_named);
   RefId classRef(std::int32_t index);
   RefId attribute(RefId object, std::string_view name);
-  // An element: a position (`position` >= 0), a literal key (`key` not empty), or any.
-  RefId element(RefId container, std::int32_t position = -1, std::string_view key = {});
+  // An element: a position (`position` >= 0), a literal key (`key` not empty), the one an
+  // index expression selects (`index`), or any.
+  RefId element(RefId container, std::int32_t position = -1, std::string_view key = {},
+                RefId index = kNoRef);
   RefId join(RefId a, RefId b);
   RefId call(RefId callee, std::vector<RefId> positional, std::vector<RefId> keyword_values,
              std::vector<std::string> keyword_names, bool splat);
@@ -33,8 +35,11 @@ class ReferenceBuilder {
                   std::vector<std::string> keys = {});
   RefId superOf(FunctionId function);
   RefId instanceOf(RefId classes);
+  // `container` with the literal (typed) key now holding `value`.
+  RefId updated(RefId container, std::string_view key, RefId value);
   RefId tensor();
-  RefId host();
+  // A host value; `literal` is its typed key ("i:3", "s:cuda") when it is a literal.
+  RefId host(std::string_view literal = {});
   RefId none();
 
   const Reference& at(RefId id) const { return references_[id]; }
@@ -46,6 +51,7 @@ class ReferenceBuilder {
 
   std::vector<Reference>& references_;
   std::map<std::string, RefId, std::less<>> globals_;
+  std::map<std::string, RefId, std::less<>> literals_;
   std::map<std::tuple<int, std::uint32_t, std::int32_t>, RefId> simple_;
   std::map<std::pair<RefId, std::string>, RefId, std::less<>> attributes_;
 };

@@ -291,12 +291,13 @@ void FunctionLowering::noteAttributeWrite(TSNode target, RefId object, const Exp
 void FunctionLowering::noteElementWrite(TSNode base_node, const ExprInfo& base, RefId value,
                                         std::int32_t position, std::string_view key) {
   if (mode_ != Mode::kNormal || value == kNoRef) return;
+  base_node = unparenthesize(file_.pool, base_node);
+  if (!key.empty() && updateContainer(base_node, key, value, 0)) return;
   const ContainerKind kind = position >= 0 || key.empty() ? ContainerKind::kList
                                                           : ContainerKind::kDict;
   std::vector<std::string> keys;
   if (kind == ContainerKind::kDict) keys.emplace_back(key);
   RefId grown = file_.refs.container(kind, {value}, std::move(keys));
-  base_node = unparenthesize(file_.pool, base_node);
   if (is(base_node, g_.identifier)) {
     auto it = bindings_.find(textOf(base_node));
     if (it != bindings_.end()) it->second.ref = file_.refs.join(it->second.ref, grown);
@@ -311,6 +312,63 @@ void FunctionLowering::noteElementWrite(TSNode base_node, const ExprInfo& base, 
   }
 }
 
+bool FunctionLowering::updateContainer(TSNode node, std::string_view key, RefId value, int depth) {
+  if (depth > kMaxAnnotationDepth) return false;
+  node = unparenthesize(file_.pool, node);
+  if (is(node, g_.identifier)) {
+    auto it = bindings_.find(textOf(node));
+    if (it == bindings_.end()) return false;
+    RefId replaced = file_.refs.updated(it->second.ref, key, value);
+    // Under a branch or loop the old value may still be there.
+    it->second.ref = conditional_depth_ > 0 ? file_.refs.join(it->second.ref, replaced) : replaced;
+    return true;
+  }
+  if (!is(node, g_.subscript)) return false;
+  // d["a"]["b"] = f: d's entry "a" is the updated inner container.
+  std::string outer = literalKeyOf(field(node, g_.f_subscript));
+  TSNode base = field(node, g_.f_value);
+  if (outer.empty() || !is(unparenthesize(file_.pool, base), g_.identifier)) return false;
+  auto it = bindings_.find(textOf(unparenthesize(file_.pool, base)));
+  if (it == bindings_.end()) return false;
+  const std::int32_t position = literalIndex(node);
+  RefId inner = file_.refs.updated(file_.refs.element(it->second.ref, position, outer), key, value);
+  return updateContainer(base, outer, inner, depth + 1);
+}
+
+std::string FunctionLowering::literalKeyOf(TSNode node) const {
+  node = unparenthesize(file_.pool, node);
+  std::string_view text;
+  if (plainStringValue(file_.pool, file_.text, node, text)) return "s:" + std::string(text);
+  if (is(node, g_.integer)) return "i:" + std::string(textOf(node));
+  return {};
+}
+
+void FunctionLowering::noteIteration(TSNode site, RefId iterable) {
+  if (quiet() || iterable == kNoRef) return;
+  const Reference& reference = file_.refs.at(iterable);
+  // Displays, comprehensions and calls of range()/enumerate() are never the program's objects.
+  if (reference.kind == Reference::Kind::kContainer || reference.kind == Reference::Kind::kHost) {
+    return;
+  }
+  RefId iterator = file_.refs.call(file_.refs.attribute(iterable, "__iter__"), {}, {}, {}, false);
+  RefId next = file_.refs.call(file_.refs.attribute(iterator, "__next__"), {}, {}, {}, false);
+  for (RefId call : {iterator, next}) {
+    Event& event = emit(EventKind::kCall, site);
+    event.api = "iter";
+    event.text = file_.text.brief(site);
+    event.call = call;
+  }
+}
+
+void FunctionLowering::noteRaisedClass(TSNode raised, const ExprInfo& info) {
+  raised = unparenthesize(file_.pool, raised);
+  if (quiet() || isNull(raised) || is(raised, g_.call) || info.ref == kNoRef) return;
+  Event& event = emit(EventKind::kCall, raised);
+  event.api = "raise";
+  event.text = file_.text.brief(raised);
+  event.call = file_.refs.call(info.ref, {}, {}, {}, false);
+}
+
 void FunctionLowering::noteContainerGrowth(const Callee& callee, const Arguments& arguments) {
   std::string_view name = callee.name;
   if (mode_ != Mode::kNormal || arguments.positional.empty()) return;
@@ -318,13 +376,20 @@ void FunctionLowering::noteContainerGrowth(const Callee& callee, const Arguments
     noteElementWrite(callee.receiver_node, callee.receiver, arguments.positional[0].ref, -1, {});
   } else if (name == "insert" && arguments.positional.size() >= 2) {
     noteElementWrite(callee.receiver_node, callee.receiver, arguments.positional[1].ref, -1, {});
+  } else if (name == "update" && arguments.positional[0].ref != kNoRef &&
+             file_.refs.at(arguments.positional[0].ref).kind == Reference::Kind::kContainer) {
+    // d.update({"a": f}): each literal key as if assigned.
+    const Reference display = file_.refs.at(arguments.positional[0].ref);
+    for (std::size_t i = 0; i < display.operands.size(); ++i) {
+      std::string key = i < display.names.size() ? display.names[i] : std::string();
+      noteElementWrite(callee.receiver_node, callee.receiver, display.operands[i], -1, key);
+    }
   } else if (name == "extend" || name == "extendleft" || name == "update") {
     noteElementWrite(callee.receiver_node, callee.receiver,
                      file_.refs.element(arguments.positional[0].ref), -1, {});
   } else if (name == "setdefault" && arguments.positional.size() >= 2) {
-    std::string_view key;
-    plainStringValue(file_.pool, file_.text, arguments.syntax.positional[0], key);
-    noteElementWrite(callee.receiver_node, callee.receiver, arguments.positional[1].ref, -1, key);
+    noteElementWrite(callee.receiver_node, callee.receiver, arguments.positional[1].ref, -1,
+                     literalKeyOf(arguments.syntax.positional[0]));
   }
 }
 

@@ -212,10 +212,8 @@ ExprInfo FunctionLowering::evalDictionary(TSNode node) {
       bool key = eval(key_node).value.kind == ValueKind::kHostConstant;
       ExprInfo value = eval(field(it.node(), g_.f_value));
       constant = constant && key && value.value.kind == ValueKind::kHostConstant;
-      std::string_view literal;
-      plainStringValue(file_.pool, file_.text, key_node, literal);
       values.push_back(value.ref);
-      keys.emplace_back(literal);
+      keys.push_back(literalKeyOf(key_node));
     } else {
       // {**other}: the other dict's entries, under keys not known here.
       TSNode spread_node = is(it.node(), g_.dictionary_splat) ? firstNamedChild(file_.pool, it.node())

@@ -85,9 +85,10 @@ class FreedStaticInputCheck final : public Check {
           break;
         case EventKind::kCall:
           // A call that reaches no code of the program (a library module, a callable the
-          // model cannot type) is not taken to keep it.
+          // model cannot type) is not taken to keep it, unless it builds a container of its
+          // arguments (`dict(input_ids=input_ids)`).
           if (event.callee == kNoFunction && event.callee_qualified.empty() &&
-              !program.resolveCall(file, home, event)) {
+              !program.resolveCall(file, home, event) && !buildsContainer(file, event)) {
             break;
           }
           for (const Value& argument : event.args) {
@@ -102,6 +103,20 @@ class FreedStaticInputCheck final : public Check {
       }
     }
     return false;
+  }
+
+  static bool buildsContainer(const FileModel& file, const Event& event) {
+    if (event.call == kNoRef || event.call >= file.references.size()) return false;
+    const Reference& call = file.references[event.call];
+    if (call.operands.empty() || call.operands[0] >= file.references.size()) return false;
+    const Reference& callee = file.references[call.operands[0]];
+    if (callee.kind != Reference::Kind::kGlobal) return false;
+    static constexpr std::string_view kContainers[] = {
+        "builtins.dict", "builtins.list", "builtins.tuple", "builtins.set", "builtins.frozenset",
+        "collections.OrderedDict", "collections.deque", "collections.namedtuple",
+        "types.SimpleNamespace"};
+    return std::find(std::begin(kContainers), std::end(kContainers), callee.name) !=
+           std::end(kContainers);
   }
 
   // Where the graph leaves the helper: returned, or stored in an attribute, a global or a
