@@ -117,7 +117,11 @@ class LazyLowering {
     nameModules();
     auto program = std::make_unique<ProgramModel>(std::move(models_));
     for (int round = 0; round < kMaxResolutionRounds; ++round) {
-      batch = filesOf(program->modulesReachedFromRegions());
+      auto wanted = program->modulesReachedFromRegions();
+      if (std::getenv("GRAPHSAFE_DEBUG_LOWERING")) {
+        for (auto& m : wanted) fprintf(stderr, "round %d wants %s\n", round, m.c_str());
+      }
+      batch = filesOf(wanted);
       if (batch.empty()) break;
       models_ = std::move(*program).takeFiles();
       lower(batch);

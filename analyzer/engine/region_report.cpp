@@ -149,8 +149,11 @@ std::vector<RegionSummary> reportRegions(const ProgramModel& program) {
         if (!context.path.empty() || region.whole_function) {
           reached.insert(qualifiedName(*context.file, *context.function));
         }
+        // Iterating and raising call the program's own methods when there are some: nothing
+        // to report when there are none.
         if (event.kind != EventKind::kCall || event.call == kNoRef ||
-            event.call >= context.file->references.size()) {
+            event.call >= context.file->references.size() || event.api == "iter" ||
+            event.api == "raise") {
           return;
         }
         if (!program.callTargets(context.frame, *context.file, event).empty()) return;

@@ -180,6 +180,7 @@ class Walk {
     path_.reserve(RegionWalker::kMaxCallDepth + 1);
   }
 
+  std::size_t visits() const { return visits_; }
   void run(FunctionRef start, std::vector<Value> params, bool whole_function) {
     // The region's own function is called from code not walked here: no literal is known.
     std::vector<std::string> literals(start.function->params.size());
@@ -193,7 +194,7 @@ class Walk {
     if (visits_ >= RegionWalker::kMaxFunctionVisits) return;
     if (!seen_.insert(visitKey(target.function, frame, params, literals)).second) return;
     ++visits_;
-    on_stack_.push_back(target.function);
+    on_stack_.emplace_back(target.function, frame);
 
     RegionContext context;
     context.region_file = &region_file_;
@@ -221,12 +222,21 @@ class Walk {
   void followCall(const RegionContext& caller, const std::vector<std::string>& caller_literals,
                   const Event& call) {
     if (path_.size() >= RegionWalker::kMaxCallDepth) return;
-    for (const program::CallTarget& target : program_.callTargets(caller.frame, *caller.file, call)) {
+    auto targets_dbg = program_.callTargets(caller.frame, *caller.file, call);
+    if (std::getenv("GRAPHSAFE_DEBUG_WALK") && call.text.find("forward") != std::string::npos) {
+      fprintf(stderr, "%*s%s [%s] frame %u -> %zu targets\n", (int)path_.size() * 2, "", call.text.c_str(), caller.function->qualified_name.c_str(), caller.frame, targets_dbg.size());
+      for (auto& t : targets_dbg) fprintf(stderr, "%*s  -> %s frame %u\n", (int)path_.size()*2, "", program_.function(t.function).function->qualified_name.c_str(), t.frame);
+    }
+    for (const program::CallTarget& target : targets_dbg) {
       FunctionRef callee = program_.function(target.function);
       if (!callee) continue;
       bool recursive = false;
-      for (const FunctionModel* active : on_stack_) recursive = recursive || active == callee.function;
-      if (recursive) continue;  // its events are already being seen
+      // The same function in the same frame: recursion, its events are already being seen. A
+      // decorator's wrapper reached again for another decorated function is not.
+      for (const auto& [active, frame] : on_stack_) {
+        recursive = recursive || (active == callee.function && frame == target.frame);
+      }
+      if (recursive) continue;
       std::vector<Value> params = bindArguments(caller, call, *callee.function, target.offset);
       std::vector<std::string> literals =
           bindLiterals(caller, caller_literals, call, *callee.function, target.offset);
@@ -253,7 +263,7 @@ class Walk {
   std::int32_t region_index_;
   const RegionWalker::Visitor& visit_;
   std::vector<CallStep> path_;
-  std::vector<const FunctionModel*> on_stack_;
+  std::vector<std::pair<const FunctionModel*, std::uint32_t>> on_stack_;
   std::set<std::string> seen_;
   std::size_t visits_ = 0;
 };
@@ -273,6 +283,9 @@ void RegionWalker::walk(const FileModel& file, std::size_t region_index,
   }
   Walk walk(program_, file, region, static_cast<std::int32_t>(region_index), visit);
   walk.run(start, std::move(params), region.whole_function);
+  if (std::getenv("GRAPHSAFE_DEBUG_WALK")) {
+    fprintf(stderr, "region %s:%u visits %zu\n", file.source->path().c_str(), region.site.start.line + 1, walk.visits());
+  }
 }
 
 }  // namespace graphsafe

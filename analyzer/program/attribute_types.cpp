@@ -178,7 +178,7 @@ TypeId TypeEvaluator::attributeType(TypeId object, std::string_view name) {
     TypeId found = kBottom;
     switch (atom.kind) {
       case Atom::Kind::kInstance:
-        found = instanceAttribute(atom.a, name);
+        found = instanceAttribute(atom, name);
         break;
       case Atom::Kind::kClass:
         found = classAttribute(atom.a, name, types_.atom(atom));
@@ -241,9 +241,10 @@ TypeId TypeEvaluator::methodAccess(std::uint32_t method, TypeId receiver, bool t
   return bound;
 }
 
-TypeId TypeEvaluator::instanceAttribute(std::uint32_t class_id, std::string_view name) {
-  const TypeId receiver = types_.atom({Atom::Kind::kInstance, 0, class_id, 0});
-  TypeId result = writtenAttribute(class_id, name);
+TypeId TypeEvaluator::instanceAttribute(const Atom& instance, std::string_view name) {
+  const std::uint32_t class_id = instance.a;
+  const TypeId receiver = types_.atom(instance);
+  TypeId result = writtenAttribute(instance, name);
   // The class and its bases: the first that defines the name decides.
   for (std::uint32_t ancestor : std::vector<std::uint32_t>(mro(class_id))) {
     const ClassModel& model = index_.classModel(ancestor);
@@ -323,6 +324,13 @@ TypeId TypeEvaluator::inheritedFromLibrary(std::uint32_t class_id, std::string_v
   return hasOpaqueBase(class_id) ? kUnknown : kBottom;
 }
 
+bool TypeEvaluator::holdsInstanceOf(TypeId type, std::uint32_t class_id) const {
+  const auto& atoms = types_.atoms(type);
+  return std::any_of(atoms.begin(), atoms.end(), [&](const Atom& atom) {
+    return atom.kind == Atom::Kind::kInstance && atom.a == class_id;
+  });
+}
+
 const std::vector<std::pair<std::uint32_t, const AttributeWrite*>>& TypeEvaluator::writesNamed(
     std::string_view name) {
   if (!writes_built_) {
@@ -337,28 +345,33 @@ const std::vector<std::pair<std::uint32_t, const AttributeWrite*>>& TypeEvaluato
   return it == writes_.end() ? no_writes_ : it->second;
 }
 
-TypeId TypeEvaluator::writtenAttribute(std::uint32_t class_id, std::string_view name) {
+TypeId TypeEvaluator::writtenAttribute(const Atom& instance, std::string_view name) {
   const auto& writes = writesNamed(name);
   if (writes.empty()) return kBottom;
-  const Atom wanted{Atom::Kind::kInstance, 0, class_id, 0};
-  const TypeId instance = types_.atom(wanted);
+  const std::uint32_t class_id = instance.a;
+  const TypeId receiver = types_.atom(instance);
+  // The __init__ frame of the construction this instance came from (kNoId: any construction).
+  const FrameId constructed = instance.c == 0 ? kNoId : instance.c - 1;
   TypeId result = kBottom;
   for (const auto& [file, write] : writes) {
     if (write->augmented || write->function == kNoFunction) continue;
     const std::uint32_t writer = index_.functionId(file, write->function);
     const FrameId plain = plainFrame(writer);
-    TypeId object = typeOf(plain, write->object);
-    const auto& atoms = types_.atoms(object);
-    if (!std::binary_search(atoms.begin(), atoms.end(), wanted)) continue;
-    // `self.x = ...` in a method: evaluated with self the very class asked about, so that a
-    // base's __init__ calling an overridden factory method sees the override.
+    if (!holdsInstanceOf(typeOf(plain, write->object), class_id)) continue;
+    // `self.x = ...` in a method: evaluated with self the very instance asked about, so that
+    // a base's __init__ calling an overridden factory method sees the override, and in the
+    // __init__ of its construction with the arguments that construction passed.
     const Reference& target = index_.file(file).references[write->object];
     FrameId frame = plain;
     if (target.kind == Reference::Kind::kParameter && target.index == 0 &&
         target.function == write->function && index_.function(writer).has_self) {
-      std::vector<TypeId> params(index_.function(writer).params.size(), kBottom);
-      params[0] = instance;
-      frame = this->frame(writer, std::move(params));
+      if (constructed != kNoId && frameFunction(constructed) == writer) {
+        frame = constructed;
+      } else {
+        std::vector<TypeId> params(index_.function(writer).params.size(), kBottom);
+        params[0] = receiver;
+        frame = this->frame(writer, std::move(params));
+      }
     }
     result = types_.join(result, typeOf(frame, write->value));
   }

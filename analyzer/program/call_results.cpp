@@ -24,7 +24,7 @@ bool returnsItsCallable(std::string_view name) {
       "torch.compile",          "torch.jit.script",     "torch.jit.trace",
       "torch.jit.ignore",       "torch.no_grad",        "torch.inference_mode",
       "torch.enable_grad",      "functools.cache",      "functools.lru_cache",
-      "functools.wraps",        "functools.update_wrapper", "contextlib.contextmanager",
+      "functools.update_wrapper", "contextlib.contextmanager",
       "contextlib.asynccontextmanager", "builtins.staticmethod", "builtins.classmethod",
       "builtins.property",      "torch.compiler.disable", "torch._dynamo.disable",
       "typing.overload",        "typing.final",         "abc.abstractmethod"};
@@ -68,7 +68,7 @@ TypeId TypeEvaluator::callResult(TypeId callee, const CallArguments& arguments) 
         found = returnType(atom.a, bindParameters(atom.a, arguments, {atom.b}), atom.c - 1);
         break;
       case Atom::Kind::kClass:
-        found = types_.atom({Atom::Kind::kInstance, 0, atom.a, 0});
+        found = construct(atom.a, arguments);
         break;
       case Atom::Kind::kInstance:
         found = instanceCall(atom.a, types_.atom(atom), arguments);
@@ -125,6 +125,15 @@ TypeId TypeEvaluator::returnType(std::uint32_t function, std::vector<TypeId> par
   }
   --context_depth_;
   return result;
+}
+
+TypeId TypeEvaluator::construct(std::uint32_t class_id, const CallArguments& arguments) {
+  const Atom plain{Atom::Kind::kInstance, 0, class_id, 0};
+  const std::uint32_t init = lookupMethod(class_id, "__init__");
+  if (init == kNoId || context_depth_ >= kMaxContextDepth) return types_.atom(plain);
+  // The instance remembers its construction: its attributes take this call's arguments.
+  const FrameId frame = this->frame(init, bindParameters(init, arguments, {types_.atom(plain)}));
+  return types_.atom({Atom::Kind::kInstance, 0, class_id, 0, frame + 1});
 }
 
 std::uint32_t TypeEvaluator::callMethodOf(std::uint32_t class_id) {
@@ -186,6 +195,10 @@ TypeId TypeEvaluator::libraryCall(std::string_view name, const CallArguments& ar
       values = types_.join(values, mapping ? pairs : elementType(pairs, 1, {}));
     }
     return container(Holder::kDict, values);
+  }
+  // functools.wraps(fn) is a decorator that hands back what it decorates (the wrapper).
+  if (name == "functools.wraps") {
+    return types_.atom({Atom::Kind::kExternal, 0, types_.name("functools.update_wrapper"), 1});
   }
   if (returnsItsCallable(name)) {
     if (arguments.positional.empty()) {

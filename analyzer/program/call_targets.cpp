@@ -146,8 +146,8 @@ void addSuppliedAttribute(TypeEvaluator& evaluator, FrameId caller, const FileMo
     TypeId written_on = evaluator.typeOf(evaluator.plainFrame(writer), write->object);
     bool shared = false;
     for (const Atom& atom : types.atoms(receiver)) {
-      const auto& on = types.atoms(written_on);
-      shared = shared || std::binary_search(on.begin(), on.end(), atom);
+      shared = shared ||
+               (atom.kind == Atom::Kind::kInstance && evaluator.holdsInstanceOf(written_on, atom.a));
     }
     if (!shared) continue;
     const auto index = static_cast<std::size_t>(std::max(value.index, 0));

@@ -271,6 +271,8 @@ TypeId TypeEvaluator::instancesOf(TypeId classes) {
         break;
       }
       case Atom::Kind::kExternal: {
+        // An annotation naming a library object, not a class (a TypeVar): it says nothing.
+        if (atom.b != 0) break;
         std::string_view name = types_.nameAt(atom.a);
         if (name == "torch.Tensor" || name == "torch.nn.Parameter" ||
             name == "torch.nn.parameter.Parameter") {
@@ -299,7 +301,10 @@ TypeId TypeEvaluator::instancesOf(TypeId classes) {
 
 TypeId TypeEvaluator::parameterType(FrameId frame, std::size_t index) {
   const Frame& current = frames_[frame];
-  if (index < current.params.size() && current.params[index] != kBottom) {
+  // What the path passes, unless it knows nothing of it: then whatever any call passes (every
+  // value must come from one of them; for `self`, an instance of the class or a subclass).
+  if (index < current.params.size() && current.params[index] != kBottom &&
+      current.params[index] != kUnknown) {
     return current.params[index];
   }
   return contextFreeParameter(current.function, index);

@@ -111,6 +111,9 @@ class TypeEvaluator {
   const std::vector<std::pair<std::uint32_t, const AttributeWrite*>>& writesNamed(
       std::string_view name);
 
+  // Does the type hold an instance of the class (built anywhere)?
+  bool holdsInstanceOf(TypeId type, std::uint32_t class_id) const;
+
   // A function's id from a file and its index.
   std::uint32_t functionId(const FileModel& file, FunctionId function) const {
     return index_.functionId(index_.fileIndex(file), function);
@@ -145,15 +148,16 @@ class TypeEvaluator {
   TypeId decoratedFunction(std::uint32_t function, FrameId closure = kNoId);
   // classes and attributes (attribute_types.cpp)
   ClassInfo& classInfo(std::uint32_t class_id);
-  TypeId instanceAttribute(std::uint32_t class_id, std::string_view name);
+  TypeId instanceAttribute(const Atom& instance, std::string_view name);
   TypeId classAttribute(std::uint32_t class_id, std::string_view name, TypeId receiver);
   TypeId methodAccess(std::uint32_t method, TypeId receiver, bool through_instance);
-  TypeId writtenAttribute(std::uint32_t class_id, std::string_view name);
+  TypeId writtenAttribute(const Atom& instance, std::string_view name);
   TypeId superAttribute(std::uint32_t class_id, TypeId receiver, std::string_view name);
   TypeId libraryAttribute(const Atom& atom, TypeId whole, std::string_view name);
   TypeId inheritedFromLibrary(std::uint32_t class_id, std::string_view name, TypeId receiver);
   // calls (call_results.cpp)
   TypeId instanceCall(std::uint32_t class_id, TypeId instance, const CallArguments& arguments);
+  TypeId construct(std::uint32_t class_id, const CallArguments& arguments);
   TypeId libraryCall(std::string_view name, const CallArguments& arguments);
   TypeId libraryMethodCall(std::string_view method, TypeId receiver,
                            const CallArguments& arguments);

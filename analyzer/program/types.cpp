@@ -68,6 +68,24 @@ TypeId TypeTable::join(TypeId a, TypeId b) {
     data.atoms.insert(std::lower_bound(data.atoms.begin(), data.atoms.end(), host), host);
     data.atoms.erase(std::unique(data.atoms.begin(), data.atoms.end()), data.atoms.end());
   }
+  // Instances of one class from more constructions than this are instances of the class.
+  constexpr std::size_t kMaxConstructions = 4;
+  for (std::size_t i = 0; i < data.atoms.size();) {
+    const Atom& first = data.atoms[i];
+    std::size_t end = i;
+    while (end < data.atoms.size() && data.atoms[end].kind == first.kind &&
+           data.atoms[end].a == first.a) {
+      ++end;
+    }
+    if (first.kind == Atom::Kind::kInstance && end - i > kMaxConstructions) {
+      Atom plain{Atom::Kind::kInstance, 0, first.a, 0};
+      data.atoms.erase(data.atoms.begin() + static_cast<std::ptrdiff_t>(i),
+                       data.atoms.begin() + static_cast<std::ptrdiff_t>(end));
+      data.atoms.insert(data.atoms.begin() + static_cast<std::ptrdiff_t>(i), plain);
+      end = i + 1;
+    }
+    i = end;
+  }
   if (data.atoms.size() > kMaxAtoms) {
     data.atoms.clear();
     data.unknown = true;

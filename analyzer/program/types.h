@@ -36,7 +36,8 @@ enum class Holder : std::uint8_t {
 
 struct Atom {
   enum class Kind : std::uint8_t {
-    kInstance,       // a: class id
+    kInstance,       // a: class id; c: 1 + the __init__ frame of the construction it came
+                     // from (0: any), so that two Runner(model) of two models stay apart
     kClass,          // a: class id
     kFunction,       // a: function id (a plain function, or a method reached through its class)
     kBoundMethod,    // a: function id; b: the receiver's type
