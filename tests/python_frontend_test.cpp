@@ -1286,9 +1286,30 @@ def f(net, x):
 TEST(PythonFile, MayMatterIsALexicalPrescan) {
   auto frontend = makePythonFrontend();
   EXPECT_TRUE(frontend->mayMatter("import torch\n"));
-  EXPECT_TRUE(frontend->mayMatter("def f(x):\n    return x.item()\n"));
+  EXPECT_TRUE(frontend->mayMatter("def f(g):\n    g.capture_begin()\n"));
+  EXPECT_TRUE(frontend->mayMatter("f = compile(g, mode='reduce-overhead')\n"));
+  // Only a file that can hold a capture region: tensor code it calls comes in by the imports.
+  EXPECT_FALSE(frontend->mayMatter("def f(x):\n    return x.item()\n"));
   EXPECT_FALSE(frontend->mayMatter("def f(x):\n    return x + 1\n"));
   EXPECT_EQ(frontend->language(), Language::kPython);
+}
+
+TEST(PythonFile, ImportedModulesAreReadLexically) {
+  auto frontend = makePythonFrontend();
+  SourceFile file("/nonexistent/pkg/run.py",
+                  "import torch.cuda as tc, os\n"
+                  "from .models import (\n    Llama as L,\n    mistral,\n)\n"
+                  "  from ..util.x import y  # a comment\n"
+                  "s = 'import not_real'\n"
+                  "from . import helpers\n");
+  std::vector<std::string> modules = frontend->importedModules(file);
+  for (const char* expected : {"torch", "torch.cuda", "os", "models", "models.Llama",
+                               "models.mistral", "helpers"}) {
+    EXPECT_NE(std::find(modules.begin(), modules.end(), expected), modules.end()) << expected;
+  }
+  // An alias is no module; an import inside a string is not a statement.
+  EXPECT_EQ(std::find(modules.begin(), modules.end(), "models.L"), modules.end());
+  EXPECT_EQ(std::find(modules.begin(), modules.end(), "not_real"), modules.end());
 }
 
 TEST(PythonFile, OversizedFileIsSkippedWithANotice) {

@@ -79,9 +79,9 @@ bool fileMatters(const Frontend& frontend, const std::string& text,
   return false;
 }
 
-// Lazy resolution is iterated at most this many rounds: each round lowers the modules that the
-// previous rounds' reachable calls need, so a longer chain of imports is not real code.
-constexpr int kMaxResolutionRounds = 16;
+// Imports are followed this many files deep from a file that may capture: a longer chain of
+// imports is not real code.
+constexpr int kMaxImportRounds = 32;
 
 // Lowers the files of a run: first those that matter, then, round by round, the Python modules
 // that code reachable from a capture region calls into. The others keep an empty model (read,
@@ -115,18 +115,8 @@ class LazyLowering {
     }
     lower(batch);
     nameModules();
+    lowerImported(batch);
     auto program = std::make_unique<ProgramModel>(std::move(models_));
-    for (int round = 0; round < kMaxResolutionRounds; ++round) {
-      auto wanted = program->modulesReachedFromRegions();
-      if (std::getenv("GRAPHSAFE_DEBUG_LOWERING")) {
-        for (auto& m : wanted) fprintf(stderr, "round %d wants %s\n", round, m.c_str());
-      }
-      batch = filesOf(wanted);
-      if (batch.empty()) break;
-      models_ = std::move(*program).takeFiles();
-      lower(batch);
-      program = std::make_unique<ProgramModel>(std::move(models_));
-    }
     program->settleRegions();
     for (std::size_t i = 0; i < program->files().size(); ++i) {
       notices.insert(notices.end(), notices_[i].begin(), notices_[i].end());
@@ -145,8 +135,32 @@ class LazyLowering {
     for (std::size_t i : batch) lowered_[i] = true;
   }
 
+  // The files the lowered files import, and the files those import, in rounds: what a capture
+  // calls across files is there when the program model types it. Read lexically; each round
+  // is lowered in parallel.
+  void lowerImported(std::vector<std::size_t> frontier) {
+    for (int round = 0; round < kMaxImportRounds && !frontier.empty(); ++round) {
+      program::ProgramIndex index(models_);
+      std::vector<std::vector<std::size_t>> found(frontier.size());
+      parallelFor(frontier.size(), options_.jobs, [&](std::size_t k) {
+        const std::size_t i = frontier[k];
+        if (frontend_of_[i] == nullptr) return;
+        for (const std::string& module : frontend_of_[i]->importedModules(*sources_[i])) {
+          const std::uint32_t file = index.moduleFile(module, static_cast<std::uint32_t>(i));
+          if (file != program::kNoId && !lowered_[file]) found[k].push_back(file);
+        }
+      });
+      std::vector<std::size_t> next;
+      for (const auto& files : found) next.insert(next.end(), files.begin(), files.end());
+      std::sort(next.begin(), next.end());
+      next.erase(std::unique(next.begin(), next.end()), next.end());
+      lower(next);
+      frontier = std::move(next);
+    }
+  }
+
   // Every Python file's module name, lowered or not: a name that reaches a module not lowered
-  // yet asks for it by this name.
+  // yet finds its file by this name.
   void nameModules() {
     parallelFor(sources_.size(), options_.jobs, [&](std::size_t i) {
       if (lowered_[i] || frontend_of_[i] == nullptr ||
@@ -155,21 +169,6 @@ class LazyLowering {
       }
       models_[i].module_name = python::moduleNameForPath(sources_[i]->path()).dotted;
     });
-    for (std::size_t i = 0; i < sources_.size(); ++i) {
-      if (!models_[i].module_name.empty()) module_files_.try_emplace(models_[i].module_name, i);
-    }
-  }
-
-  // The Python files, not lowered yet, of the named modules.
-  std::vector<std::size_t> filesOf(const std::vector<std::string>& modules) {
-    std::vector<std::size_t> files;
-    for (const std::string& module : modules) {
-      auto it = module_files_.find(module);
-      if (it != module_files_.end() && !lowered_[it->second]) files.push_back(it->second);
-    }
-    std::sort(files.begin(), files.end());
-    files.erase(std::unique(files.begin(), files.end()), files.end());
-    return files;
   }
 
   bool lower_everything_ = false;
@@ -180,7 +179,6 @@ class LazyLowering {
   std::vector<bool> lowered_;
   std::vector<const Frontend*> frontend_of_;
   std::vector<std::vector<Notice>> notices_;
-  std::unordered_map<std::string, std::size_t> module_files_;
 };
 
 struct EnabledCheck {

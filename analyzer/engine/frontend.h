@@ -1,7 +1,9 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "analyzer/model/capture_model.h"
 
@@ -21,6 +23,12 @@ class Frontend {
   // Cheap lexical test: can this file contain anything a rule looks at (a capture API, a
   // compile mode, a stream API)? Files that cannot are still indexed for cross-file calls.
   virtual bool mayMatter(std::string_view text) const = 0;
+  // Cheap lexical scan: the dotted names of the modules the file imports (relative imports
+  // made absolute), and of the packages on the way to them. Files a capture's file imports
+  // are lowered with it, so that what it calls across files is there to be typed.
+  virtual std::vector<std::string> importedModules(const SourceFile& /*file*/) const {
+    return {};
+  }
   virtual FileModel analyze(const SourceFilePtr& source, const AnalysisSettings& settings) const = 0;
 };
 

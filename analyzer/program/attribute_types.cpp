@@ -127,6 +127,8 @@ std::uint32_t TypeEvaluator::externalBase(std::uint32_t class_id) {
 }
 
 const std::vector<std::uint32_t>& TypeEvaluator::subclasses(std::uint32_t class_id) {
+  static const std::vector<std::uint32_t> kNone;
+  if (resolving_classes_) return kNone;
   if (!subclasses_built_) {
     subclasses_built_ = true;
     subclasses_.assign(index_.classCount(), {});
@@ -170,9 +172,10 @@ TypeId TypeEvaluator::attributeType(TypeId object, std::string_view name) {
   if (!nesting.ok()) return kUnknown;
   std::string key(reinterpret_cast<const char*>(&object), sizeof(object));
   key.append(name);
-  auto cached = attribute_memo_.find(key);
-  if (cached != attribute_memo_.end()) return cached->second;
-  attribute_memo_.emplace(key, kBottom);
+  return attribute_memo_.get(key, kBottom, [&]() { return computeAttribute(object, name); });
+}
+
+TypeId TypeEvaluator::computeAttribute(TypeId object, std::string_view name) {
   TypeId result = types_.hasUnknown(object) ? kUnknown : kBottom;
   for (const Atom& atom : types_.atoms(object)) {
     TypeId found = kBottom;
@@ -207,7 +210,6 @@ TypeId TypeEvaluator::attributeType(TypeId object, std::string_view name) {
     }
     result = types_.join(result, found);
   }
-  attribute_memo_[key] = result;
   return result;
 }
 

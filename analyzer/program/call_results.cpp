@@ -3,6 +3,7 @@
 // calls later (nn.ModuleList, nn.Sequential, functools.partial, torch.compile, map).
 // Also where a parameter's type comes from when no call path says: every call of its function.
 #include <algorithm>
+#include <memory>
 
 #include "analyzer/program/type_evaluator.h"
 
@@ -314,13 +315,47 @@ TypeId TypeEvaluator::libraryMethodCall(std::string_view method, TypeId receiver
   return result;
 }
 
+std::shared_ptr<const TypeEvaluator::SitesByTarget> TypeEvaluator::sitesByTarget(
+    std::string_view name) {
+  static const auto kEmpty = std::make_shared<const SitesByTarget>();
+  // Every call spelling this name (every call without a name, for ""), typed once: which
+  // function each one runs, and with what it binds before the arguments.
+  return site_memo_.get(std::string(name), kEmpty, [&]() {
+    auto map = std::make_shared<SitesByTarget>();
+    const auto& sites = name.empty() ? sites_.anonymous() : sites_.named(name);
+    std::size_t before = evaluations_;
+    for (const CallSite& site : sites) {
+      const Reference& call = index_.file(site.file).references[site.event->call];
+      if (call.operands.empty()) continue;
+      const FrameId caller = plainFrame(index_.functionId(site.file, site.function));
+      for (const Atom& atom : types_.atoms(typeOf(caller, call.operands[0]))) {
+        std::uint32_t target = kNoId;
+        TypeId bound = kBottom;
+        if (atom.kind == Atom::Kind::kFunction) {
+          target = atom.a;
+        } else if (atom.kind == Atom::Kind::kBoundMethod) {
+          target = atom.a;
+          bound = atom.b;
+        } else if (atom.kind == Atom::Kind::kClass) {
+          target = lookupMethod(atom.a, "__init__");
+          bound = types_.atom({Atom::Kind::kInstance, 0, atom.a, 0});
+        }
+        if (target != kNoId) (*map)[target].push_back({&site, bound});
+      }
+    }
+    if (std::getenv("GRAPHSAFE_DEBUG_EVAL")) fprintf(stderr, "sites '%s': %zu sites, %zu evaluations\n", std::string(name).c_str(), sites.size(), evaluations_ - before);
+    return std::shared_ptr<const SitesByTarget>(std::move(map));
+  });
+}
+
 void TypeEvaluator::forEachCall(
     std::uint32_t function,
     const std::function<void(const CallSite&, const std::vector<TypeId>&)>& visit) {
   const FunctionModel& model = index_.function(function);
   // The names a call of this function may spell: its own; for __init__, its class and every
-  // subclass that inherits it.
+  // subclass that inherits it; and calls of a callee with no name (`make()(x)`, `fns[k](x)`).
   std::vector<std::string_view> names{model.name};
+  if (std::getenv("GRAPHSAFE_ANON")) names.push_back(std::string_view{});
   if (model.name == "__init__" && model.class_index >= 0) {
     const std::uint32_t own = index_.classId(index_.functionFile(function), model.class_index);
     names.push_back(index_.classModel(own).name);
@@ -328,58 +363,37 @@ void TypeEvaluator::forEachCall(
       if (lookupMethod(sub, "__init__") == function) names.push_back(index_.classModel(sub).name);
     }
   }
-  auto consider = [&](const CallSite& site) {
-    const Reference& call = index_.file(site.file).references[site.event->call];
-    if (call.operands.empty()) return;
-    const FrameId caller = plainFrame(index_.functionId(site.file, site.function));
-    for (const Atom& atom : types_.atoms(typeOf(caller, call.operands[0]))) {
-      std::vector<TypeId> bound;
-      bool calls = false;
-      if (atom.kind == Atom::Kind::kFunction) {
-        calls = atom.a == function;
-      } else if (atom.kind == Atom::Kind::kBoundMethod) {
-        calls = atom.a == function;
-        bound.push_back(atom.b);
-      } else if (atom.kind == Atom::Kind::kClass) {
-        calls = lookupMethod(atom.a, "__init__") == function;
-        bound.push_back(types_.atom({Atom::Kind::kInstance, 0, atom.a, 0}));
-      }
-      if (calls) visit(site, bindParameters(function, argumentsOf(caller, call), bound));
-    }
-  };
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
   for (std::string_view name : names) {
-    for (const CallSite& site : sites_.named(name)) consider(site);
-  }
-  // Calls of a callee with no name (`make()(x)`, `handlers[k](x)`): typed once, all of them,
-  // the first time any function asks. While that runs, the questions it raises do without.
-  if (!anonymous_built_) {
-    anonymous_built_ = true;
-    for (const CallSite& site : sites_.anonymous()) {
-      const Reference& call = index_.file(site.file).references[site.event->call];
-      if (call.operands.empty()) continue;
-      const FrameId caller = plainFrame(index_.functionId(site.file, site.function));
-      for (const Atom& atom : types_.atoms(typeOf(caller, call.operands[0]))) {
-        std::uint32_t target = kNoId;
-        if (atom.kind == Atom::Kind::kFunction || atom.kind == Atom::Kind::kBoundMethod) {
-          target = atom.a;
-        } else if (atom.kind == Atom::Kind::kClass) {
-          target = lookupMethod(atom.a, "__init__");
-        }
-        if (target != kNoId) anonymous_targets_[target].push_back(&site);
-      }
+    std::shared_ptr<const SitesByTarget> map = sitesByTarget(name);
+    auto found = map->find(function);
+    if (found == map->end()) continue;
+    for (const auto& [site, bound] : found->second) {
+      const Reference& call = index_.file(site->file).references[site->event->call];
+      const FrameId caller = plainFrame(index_.functionId(site->file, site->function));
+      std::vector<TypeId> receiver;
+      if (bound != kBottom) receiver.push_back(bound);
+      visit(*site, bindParameters(function, argumentsOf(caller, call), receiver));
     }
-  }
-  auto anonymous = anonymous_targets_.find(function);
-  if (anonymous != anonymous_targets_.end()) {
-    for (const CallSite* site : anonymous->second) consider(*site);
   }
 }
 
 TypeId TypeEvaluator::parameterFromCallSites(std::uint32_t function, std::size_t index) {
+  // A caller's own parameter is looked up at its callers in turn, this many calls up at most:
+  // further up, every question would reach the whole program.
+  // What is cut here is remembered as cut (cycle_memo.h): asked again with more calls to go, it
+  // is looked up again.
+  if (cycles_.budget <= 0) {
+    cycles_.truncated = true;
+    return kBottom;
+  }
+  --cycles_.budget;
   TypeId result = kBottom;
   forEachCall(function, [&](const CallSite&, const std::vector<TypeId>& params) {
     if (index < params.size()) result = types_.join(result, params[index]);
   });
+  ++cycles_.budget;
   return result;
 }
 

@@ -1,6 +1,7 @@
 #include "analyzer/program/call_targets.h"
 
 #include <algorithm>
+#include <deque>
 
 namespace graphsafe::program {
 
@@ -9,37 +10,43 @@ namespace {
 // Partials of partials, Sequential in Sequential: followed this deep.
 constexpr int kMaxCallableDepth = 4;
 
+// Collects what a call runs; the call's arguments are typed (for the callees' frames) only
+// once it is known to run code of the program: most calls run a library's.
 class Collector {
  public:
-  Collector(TypeEvaluator& evaluator, const CallArguments& arguments)
-      : evaluator_(evaluator), arguments_(arguments) {}
+  Collector(TypeEvaluator& evaluator, FrameId caller, const Reference* call, bool with_frames)
+      : evaluator_(evaluator), caller_(caller), call_(call), with_frames_(with_frames) {}
 
   // Every function a value of type `callee` runs when called with the call's arguments.
-  void add(TypeId callee, const Supplier& supplier, std::size_t extra_offset = 0, int depth = 0) {
+  void add(TypeId callee, const Supplier& supplier, std::size_t extra_offset = 0, int depth = 0,
+           const CallArguments* arguments = nullptr) {
     if (depth > kMaxCallableDepth) return;
     TypeTable& types = evaluator_.types();
     for (const Atom& atom : types.atoms(callee)) {
       switch (atom.kind) {
         case Atom::Kind::kFunction:
-          push(atom.a, {}, supplier, extra_offset, atom.c - 1);
+          push({atom.a, {}, supplier, extra_offset, atom.c - 1, arguments});
           break;
         case Atom::Kind::kBoundMethod:
-          push(atom.a, {atom.b}, supplier, extra_offset, atom.c - 1);
+          push({atom.a, {atom.b}, supplier, extra_offset, atom.c - 1, arguments});
           break;
         case Atom::Kind::kClass: {
           std::uint32_t init = evaluator_.lookupMethod(atom.a, "__init__");
           if (init != kNoId) {
-            push(init, {types.atom({Atom::Kind::kInstance, 0, atom.a, 0})}, supplier, extra_offset);
+            push({init, {types.atom({Atom::Kind::kInstance, 0, atom.a, 0})}, supplier,
+                  extra_offset, kNoId, arguments});
           }
           break;
         }
         case Atom::Kind::kInstance: {
           std::uint32_t method = evaluator_.callMethodOf(atom.a);
-          if (method != kNoId) push(method, {types.atom(atom)}, supplier, extra_offset);
+          if (method != kNoId) {
+            push({method, {types.atom(atom)}, supplier, extra_offset, kNoId, arguments});
+          }
           break;
         }
         case Atom::Kind::kPartial:
-          add(atom.a, supplier, extra_offset + atom.b, depth + 1);
+          add(atom.a, supplier, extra_offset + atom.b, depth + 1, arguments);
           break;
         case Atom::Kind::kExternal:
           if (atom.b == 0) addCalledArgument(types.nameAt(atom.a), supplier, depth);
@@ -47,7 +54,7 @@ class Collector {
         case Atom::Kind::kContainer:
           // nn.Sequential(a, b)(x) calls each of its modules.
           if (static_cast<Holder>(atom.sub) == Holder::kSequential) {
-            add(atom.a, supplier, extra_offset, depth + 1);
+            add(atom.a, supplier, extra_offset, depth + 1, arguments);
           }
           break;
         default:
@@ -56,56 +63,84 @@ class Collector {
     }
   }
 
-  bool empty() const { return targets_.empty(); }
-
-  // map(f, xs) and filter(f, xs) call f on each element of xs.
-  void addCalledArgument(std::string_view library, const Supplier& supplier, int depth) {
-    if ((library != "builtins.map" && library != "builtins.filter") ||
-        arguments_.positional.size() < 2) {
-      return;
-    }
-    CallArguments each;
-    for (std::size_t i = 1; i < arguments_.positional.size(); ++i) {
-      each.positional.push_back(evaluator_.elementType(arguments_.positional[i], -1, {}));
-    }
-    Collector inner(evaluator_, each);
-    inner.add(arguments_.positional[0], supplier, 0, depth + 1);
-    for (CallTarget& target : inner.targets_) targets_.push_back(std::move(target));
-  }
+  bool empty() const { return pending_.empty(); }
 
   void addFunction(std::uint32_t function, std::vector<TypeId> bound) {
-    push(function, std::move(bound), {}, 0);
+    push({function, std::move(bound), {}, 0, kNoId, nullptr});
   }
 
   std::vector<CallTarget> take() {
+    std::vector<CallTarget> targets;
+    targets.reserve(pending_.size());
+    for (Pending& pending : pending_) {
+      CallTarget target;
+      target.function = pending.function;
+      target.offset = pending.bound.size() + pending.extra_offset;
+      target.supplier = pending.supplier;
+      if (with_frames_) {
+        // A partial's own arguments are not typed: its parameters there stay context-free.
+        pending.bound.resize(target.offset, kBottom);
+        const CallArguments& arguments =
+            pending.arguments != nullptr ? *pending.arguments : callArguments();
+        target.frame = evaluator_.frame(
+            pending.function, evaluator_.bindParameters(pending.function, arguments, pending.bound),
+            pending.closure);
+      } else {
+        target.frame = evaluator_.plainFrame(pending.function);
+      }
+      targets.push_back(std::move(target));
+    }
     // Sorted by function, the first way in (the one with a supplier, when there is one) kept.
-    std::stable_sort(targets_.begin(), targets_.end(),
+    std::stable_sort(targets.begin(), targets.end(),
                      [](const CallTarget& a, const CallTarget& b) { return a.function < b.function; });
-    targets_.erase(std::unique(targets_.begin(), targets_.end(),
-                               [](const CallTarget& a, const CallTarget& b) {
-                                 return a.function == b.function && a.offset == b.offset;
-                               }),
-                   targets_.end());
-    return std::move(targets_);
+    targets.erase(std::unique(targets.begin(), targets.end(),
+                              [](const CallTarget& a, const CallTarget& b) {
+                                return a.function == b.function && a.offset == b.offset;
+                              }),
+                  targets.end());
+    return targets;
   }
 
  private:
-  void push(std::uint32_t function, std::vector<TypeId> bound, const Supplier& supplier,
-            std::size_t extra_offset, FrameId closure = kNoId) {
-    CallTarget target;
-    target.function = function;
-    target.offset = bound.size() + extra_offset;
-    // A partial's own arguments are not typed: its parameters there stay context-free.
-    bound.resize(target.offset, kBottom);
-    target.frame =
-        evaluator_.frame(function, evaluator_.bindParameters(function, arguments_, bound), closure);
-    target.supplier = supplier;
-    targets_.push_back(std::move(target));
+  struct Pending {
+    std::uint32_t function = kNoId;
+    std::vector<TypeId> bound;
+    Supplier supplier;
+    std::size_t extra_offset = 0;
+    FrameId closure = kNoId;
+    const CallArguments* arguments = nullptr;  // null: the call's own
+  };
+
+  void push(Pending pending) { pending_.push_back(std::move(pending)); }
+
+  const CallArguments& callArguments() {
+    if (!arguments_typed_) {
+      arguments_typed_ = true;
+      if (call_ != nullptr) arguments_ = evaluator_.argumentsOf(caller_, *call_);
+    }
+    return arguments_;
+  }
+
+  // map(f, xs) and filter(f, xs) call f on each element of xs.
+  void addCalledArgument(std::string_view library, const Supplier& supplier, int depth) {
+    if (library != "builtins.map" && library != "builtins.filter") return;
+    const CallArguments& arguments = callArguments();
+    if (arguments.positional.size() < 2) return;
+    auto& each = derived_.emplace_back();
+    for (std::size_t i = 1; i < arguments.positional.size(); ++i) {
+      each.positional.push_back(evaluator_.elementType(arguments.positional[i], -1, {}));
+    }
+    add(arguments.positional[0], supplier, 0, depth + 1, &each);
   }
 
   TypeEvaluator& evaluator_;
-  const CallArguments& arguments_;
-  std::vector<CallTarget> targets_;
+  FrameId caller_;
+  const Reference* call_;
+  bool with_frames_ = true;
+  bool arguments_typed_ = false;
+  CallArguments arguments_;
+  std::deque<CallArguments> derived_;  // argument lists made here (stable addresses)
+  std::vector<Pending> pending_;
 };
 
 // The callee is a parameter the frame does not bind (the region's own function, reached from
@@ -166,13 +201,11 @@ void addSuppliedAttribute(TypeEvaluator& evaluator, FrameId caller, const FileMo
 }  // namespace
 
 std::vector<CallTarget> callTargets(TypeEvaluator& evaluator, FrameId caller,
-                                    const FileModel& file, const Event& call) {
+                                    const FileModel& file, const Event& call, bool with_frames) {
   const Reference* reference =
       call.call != kNoRef && call.call < file.references.size() ? &file.references[call.call]
                                                                 : nullptr;
-  CallArguments arguments;
-  if (reference != nullptr) arguments = evaluator.argumentsOf(caller, *reference);
-  Collector collector(evaluator, arguments);
+  Collector collector(evaluator, caller, reference, with_frames);
   if (reference != nullptr && !reference->operands.empty() && reference->operands[0] != kNoRef) {
     const RefId callee_ref = reference->operands[0];
     const Reference& callee = file.references[callee_ref];

@@ -36,7 +36,10 @@ struct CallTarget {
 
 // The targets of `call` (a kCall event of `file`) made in `caller`, sorted by function id,
 // without duplicates. Nothing for a call the model cannot resolve: it is never guessed at.
+// `with_frames` false: the targets only, each in its context-free frame (what the lazy
+// lowering's walk needs), without typing the call's arguments.
 std::vector<CallTarget> callTargets(TypeEvaluator& evaluator, FrameId caller,
-                                    const FileModel& file, const Event& call);
+                                    const FileModel& file, const Event& call,
+                                    bool with_frames = true);
 
 }  // namespace graphsafe::program

@@ -98,140 +98,125 @@ FunctionRef ProgramModel::regionFunction(const FileModel& file, const CaptureReg
 
 // ---- regions the types confirm --------------------------------------------------------------
 
-bool ProgramModel::confirms(std::uint32_t file_index, CaptureRegion& region) {
-  program::TypeEvaluator& evaluator = *evaluator_;
-  program::TypeTable& types = evaluator.types();
-  const FileModel& file = files_[file_index];
-  if (region.function == kNoFunction || region.function >= file.functions.size()) return false;
-  const FrameId frame = evaluator.plainFrame(index_->functionId(file_index, region.function));
-  if (region.pending == CaptureRegion::Pending::kGraphReceiver) {
-    // Kept unless the receiver is known to be something that is no CUDA graph: a module of
-    // the program or a library other than torch (warp's `wp.capture_begin()`), an object of
-    // a class of the program without capture_begin.
-    TypeId receiver = evaluator.typeOf(frame, region.pending_ref);
+namespace {
+
+// Whether a pending region is a capture, decided from the types. A `with` on a context manager
+// is one only when the region its yield sits in is one (itself decided the same way: a
+// context manager may yield inside another's `with`).
+class RegionSettlement {
+ public:
+  RegionSettlement(std::vector<FileModel>& files, const program::ProgramIndex& index,
+                   program::TypeEvaluator& evaluator)
+      : files_(files), index_(index), evaluator_(evaluator), state_(files.size()) {
+    for (std::size_t f = 0; f < files.size(); ++f) {
+      state_[f].assign(files[f].regions.size(), State::kUndecided);
+    }
+  }
+
+  bool isCapture(std::uint32_t file, std::size_t region) {
+    State& state = state_[file][region];
+    if (state == State::kYes) return true;
+    if (state == State::kNo || state == State::kDeciding) return false;  // a cycle: no capture
+    CaptureRegion& captured = files_[file].regions[region];
+    if (captured.pending == CaptureRegion::Pending::kNo) {
+      state = State::kYes;
+      return true;
+    }
+    state = State::kDeciding;
+    bool yes = captured.pending == CaptureRegion::Pending::kGraphReceiver
+                   ? receiverMayBeGraph(file, captured)
+                   : entersCapture(file, captured);
+    state_[file][region] = yes ? State::kYes : State::kNo;
+    return yes;
+  }
+
+  void apply() {
+    for (std::uint32_t f = 0; f < files_.size(); ++f) {
+      FileModel& file = files_[f];
+      std::vector<bool> dead(file.regions.size(), false);
+      bool any = false;
+      for (std::size_t r = 0; r < file.regions.size(); ++r) {
+        if (file.regions[r].pending == CaptureRegion::Pending::kNo) continue;
+        dead[r] = !isCapture(f, r);
+        any = any || dead[r];
+      }
+      for (CaptureRegion& region : file.regions) {
+        region.pending = CaptureRegion::Pending::kNo;
+        region.pending_ref = kNoRef;
+      }
+      if (any) dropRegions(file, dead);
+    }
+  }
+
+ private:
+  enum class State : std::uint8_t { kUndecided, kDeciding, kYes, kNo };
+
+  program::FrameId frameOf(std::uint32_t file, const CaptureRegion& region) {
+    return evaluator_.plainFrame(index_.functionId(file, region.function));
+  }
+
+  // Kept unless the receiver is known to be something that is no CUDA graph: a module of the
+  // program or a library other than torch (warp's `wp.capture_begin()`), an object of a class
+  // of the program without capture_begin.
+  bool receiverMayBeGraph(std::uint32_t file, const CaptureRegion& region) {
+    program::TypeTable& types = evaluator_.types();
+    TypeId receiver = evaluator_.typeOf(frameOf(file, region), region.pending_ref);
     if (!types.isExact(receiver)) return true;
     for (const Atom& atom : types.atoms(receiver)) {
-      switch (atom.kind) {
-        case Atom::Kind::kExternal:
-          if (types.nameAt(atom.a).starts_with("torch.")) return true;
-          break;
-        case Atom::Kind::kInstance:
-          if (evaluator.lookupMethod(atom.a, "capture_begin") != kNoId ||
-              evaluator.hasOpaqueBase(atom.a)) {
-            return true;
-          }
-          break;
-        default:
-          break;
+      if (atom.kind == Atom::Kind::kExternal && types.nameAt(atom.a).starts_with("torch.")) {
+        return true;
+      }
+      if (atom.kind == Atom::Kind::kInstance &&
+          (evaluator_.lookupMethod(atom.a, "capture_begin") != kNoId ||
+           evaluator_.hasOpaqueBase(atom.a))) {
+        return true;
       }
     }
     return false;
   }
+
   // A `with` on a function of the program: a capture when it is a @contextmanager whose yield
   // is under one. The region takes that capture's graph, pool and stream.
-  const Reference& call = file.references[region.pending_ref];
-  if (call.kind != Reference::Kind::kCall || call.operands.empty()) return false;
-  TypeId callee = evaluator.typeOf(frame, call.operands[0]);
-  for (const Atom& atom : types.atoms(callee)) {
-    if (atom.kind != Atom::Kind::kFunction && atom.kind != Atom::Kind::kBoundMethod) continue;
-    FunctionRef target = function(atom.a);
-    if (!target || target.function->yield_region < 0) continue;
-    const CaptureRegion& inner =
-        target.file->regions[static_cast<std::size_t>(target.function->yield_region)];
-    region.graph = inner.graph;
-    region.pool = inner.pool;
-    region.stream = inner.stream;
-    region.mode = inner.mode;
-    region.target_qualified = target.file->module_name.empty()
-                                  ? target.function->qualified_name
-                                  : target.file->module_name + "." +
-                                        target.function->qualified_name;
-    return true;
+  bool entersCapture(std::uint32_t file, CaptureRegion& region) {
+    const Reference& call = files_[file].references[region.pending_ref];
+    if (call.kind != Reference::Kind::kCall || call.operands.empty()) return false;
+    TypeId callee = evaluator_.typeOf(frameOf(file, region), call.operands[0]);
+    for (const Atom& atom : evaluator_.types().atoms(callee)) {
+      if (atom.kind != Atom::Kind::kFunction && atom.kind != Atom::Kind::kBoundMethod) continue;
+      const std::uint32_t target_file = index_.functionFile(atom.a);
+      const FunctionModel& target = index_.function(atom.a);
+      // The yield's region, or the one around it when that one is no capture.
+      for (std::int32_t r = target.yield_region; r >= 0;
+           r = files_[target_file].regions[static_cast<std::size_t>(r)].parent) {
+        if (!isCapture(target_file, static_cast<std::size_t>(r))) continue;
+        const FileModel& owner = files_[target_file];
+        const CaptureRegion& inner = owner.regions[static_cast<std::size_t>(r)];
+        region.graph = inner.graph;
+        region.pool = inner.pool;
+        region.stream = inner.stream;
+        region.mode = inner.mode;
+        region.target_qualified = owner.module_name.empty()
+                                      ? target.qualified_name
+                                      : owner.module_name + "." + target.qualified_name;
+        return true;
+      }
+    }
+    return false;
   }
-  return false;
-}
+
+  std::vector<FileModel>& files_;
+  const program::ProgramIndex& index_;
+  program::TypeEvaluator& evaluator_;
+  std::vector<std::vector<State>> state_;
+};
+
+}  // namespace
 
 void ProgramModel::settleRegions() {
   std::lock_guard lock(mutex_);
-  for (std::uint32_t f = 0; f < files_.size(); ++f) {
-    FileModel& file = files_[f];
-    std::vector<bool> dead(file.regions.size(), false);
-    bool any = false;
-    for (std::size_t r = 0; r < file.regions.size(); ++r) {
-      CaptureRegion& region = file.regions[r];
-      if (region.pending == CaptureRegion::Pending::kNo) continue;
-      dead[r] = !confirms(f, region);
-      region.pending = CaptureRegion::Pending::kNo;
-      region.pending_ref = kNoRef;
-      any = any || dead[r];
-    }
-    if (any) dropRegions(file, dead);
-  }
+  RegionSettlement(files_, *index_, *evaluator_).apply();
   // Regions are settled: what was cached about them is recomputed on demand.
   targets_.clear();
-}
-
-// ---- what the lazy lowering still needs ------------------------------------------------------
-
-std::vector<std::string> ProgramModel::modulesReachedFromRegions() const {
-  std::lock_guard lock(mutex_);
-  program::TypeEvaluator& evaluator = *evaluator_;
-  // Functions visited at most: the walk stays linear in the program.
-  constexpr std::size_t kMaxVisits = 1u << 18;
-  std::unordered_set<std::uint32_t> visited;
-  std::vector<std::uint32_t> pending;
-  auto follow = [&](const FileModel& file, FunctionId id, bool regions_only) {
-    const FunctionModel& function = file.functions[id];
-    const FrameId frame = evaluator.plainFrame(index_->functionId(index_->fileIndex(file), id));
-    for (const Event& event : function.events) {
-      if (event.kind != EventKind::kCall || (regions_only && event.region < 0)) continue;
-      for (const program::CallTarget& target : program::callTargets(evaluator, frame, file, event)) {
-        if (visited.size() < kMaxVisits && visited.insert(target.function).second) {
-          pending.push_back(target.function);
-        }
-      }
-    }
-  };
-  for (const FileModel& file : files_) {
-    if (!file.lowered) continue;
-    std::vector<bool> body_region(file.functions.size(), false);
-    for (const CaptureRegion& region : file.regions) {
-      if (region.function != kNoFunction && region.function < file.functions.size()) {
-        if (!region.whole_function) {
-          body_region[region.function] = true;
-          continue;
-        }
-        std::uint32_t id = index_->functionId(index_->fileIndex(file), region.function);
-        if (visited.insert(id).second) pending.push_back(id);
-      } else if (!region.target_qualified.empty()) {
-        evaluator.globalType(region.target_qualified, index_->fileIndex(file));
-      }
-      // A pending region's reference may name a module not lowered yet (the context manager
-      // it enters): asking for its type asks for that module.
-      if (region.pending_ref != kNoRef && region.function < file.functions.size()) {
-        const FrameId frame = evaluator.plainFrame(
-            index_->functionId(index_->fileIndex(file), region.function));
-        const Reference& reference = file.references[region.pending_ref];
-        evaluator.typeOf(frame, reference.kind == Reference::Kind::kCall && !reference.operands.empty()
-                                    ? reference.operands[0]
-                                    : region.pending_ref);
-      }
-    }
-    // The body regions of one function are followed in one pass over its events.
-    for (FunctionId id = 0; id < file.functions.size(); ++id) {
-      if (body_region[id]) follow(file, id, true);
-    }
-  }
-  while (!pending.empty()) {
-    std::uint32_t next = pending.back();
-    pending.pop_back();
-    const FileModel& file = index_->file(index_->functionFile(next));
-    follow(file, index_->functionIndex(next), false);
-  }
-  std::vector<std::string> missing = evaluator.missingModules();
-  std::sort(missing.begin(), missing.end());
-  missing.erase(std::unique(missing.begin(), missing.end()), missing.end());
-  return missing;
 }
 
 }  // namespace graphsafe

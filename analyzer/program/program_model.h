@@ -56,16 +56,11 @@ class ProgramModel {
     return (context_kinds_ & (1u << static_cast<unsigned>(kind))) != 0;
   }
 
-  // The dotted names of the run's modules that code reachable from a capture region needs
-  // and that are not lowered: sorted, without duplicates.
-  std::vector<std::string> modulesReachedFromRegions() const;
-
   // Direct access for the model's own reports (regions, call graph). Not thread-safe.
   program::TypeEvaluator& evaluator() const { return *evaluator_; }
   const program::ProgramIndex& index() const { return *index_; }
 
  private:
-  bool confirms(std::uint32_t file, CaptureRegion& region);
 
   std::vector<FileModel> files_;
   std::unique_ptr<program::ProgramIndex> index_;

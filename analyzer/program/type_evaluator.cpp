@@ -44,7 +44,22 @@ TypeEvaluator::TypeEvaluator(const ProgramIndex& index, const CallSiteIndex& sit
     : index_(index),
       sites_(sites),
       plain_frames_(index.functionCount(), kNoId),
-      classes_(index.classCount()) {}
+      context_frames_(index.functionCount(), 0),
+      classes_(index.classCount()) {
+  cycles_.budget = kMaxCallSiteDepth;
+  // Every class's bases first, in one pass: a subclass list read while bases are still being
+  // resolved would be missing classes for good. What the pass itself typed on the way is
+  // forgotten: it may have seen no subclasses at all.
+  resolving_classes_ = true;
+  for (std::uint32_t c = 0; c < index.classCount(); ++c) classInfo(c);
+  resolving_classes_ = false;
+  memo_.clear();
+  parameter_memo_.clear();
+  attribute_memo_.clear();
+  global_memo_.clear();
+  decorated_memo_.clear();
+  site_memo_.clear();
+}
 
 bool TypeEvaluator::spend() { return ++evaluations_ <= kMaxEvaluations; }
 
@@ -66,6 +81,12 @@ FrameId TypeEvaluator::frame(std::uint32_t function, std::vector<TypeId> params,
   key.append(reinterpret_cast<const char*>(params.data()), params.size() * sizeof(TypeId));
   auto it = frame_ids_.find(key);
   if (it != frame_ids_.end()) return it->second;
+  if (context_frames_[function] >= kMaxFramesPerFunction) {
+    // Enough frames of this function: the closure alone (what tells wrappers apart) is kept.
+    if (closure == kNoId || !any) return plainFrame(function);
+    return this->frame(function, {}, closure);
+  }
+  ++context_frames_[function];
   auto id = static_cast<FrameId>(frames_.size());
   frames_.push_back({function, std::move(params), closure});
   frame_ids_.emplace(std::move(key), id);
@@ -87,18 +108,15 @@ TypeId TypeEvaluator::typeOf(FrameId frame, RefId ref) {
   const auto& references = index_.file(file).references;
   if (ref >= references.size()) return kUnknown;
   const std::uint64_t key = (std::uint64_t{frame} << 32) | ref;
-  auto cached = memo_.find(key);
-  if (cached != memo_.end()) return cached->second;
-  if (!spend()) return kUnknown;
-  Nesting nesting(nesting_);
-  if (!nesting.ok()) return kUnknown;
   // A reference that depends on itself (a name rebound in a loop from its own value): the
   // other ways in say what it holds.
-  if (!in_progress_.insert(key).second) return kBottom;
-  TypeId result = evaluate(frame, file, references[ref]);
-  in_progress_.erase(key);
-  memo_.emplace(key, result);
-  return result;
+  return memo_.get(key, kBottom, [&]() -> TypeId {
+    if (std::getenv("GRAPHSAFE_DEBUG_EVAL")) debug_counts_[frames_[frame].function]++;
+    if (!spend()) return kUnknown;
+    Nesting nesting(nesting_);
+    if (!nesting.ok()) return kUnknown;
+    return evaluate(frame, file, references[ref]);
+  });
 }
 
 TypeId TypeEvaluator::evaluate(FrameId frame, std::uint32_t file, const Reference& reference) {
@@ -314,9 +332,11 @@ TypeId TypeEvaluator::contextFreeParameter(std::uint32_t function, std::size_t i
   const FunctionModel& model = index_.function(function);
   if (index >= model.params.size()) return kUnknown;
   const std::uint64_t key = (std::uint64_t{function} << 32) | index;
-  auto cached = parameter_memo_.find(key);
-  if (cached != parameter_memo_.end()) return cached->second;
-  parameter_memo_.emplace(key, kBottom);  // while it is computed: a cycle adds nothing
+  return parameter_memo_.get(key, kBottom, [&]() { return computeParameter(function, index); });
+}
+
+TypeId TypeEvaluator::computeParameter(std::uint32_t function, std::size_t index) {
+  const FunctionModel& model = index_.function(function);
   TypeId type = kBottom;
   const Parameter& parameter = model.params[index];
   if (index == 0 && (model.has_self || model.is_classmethod)) {
@@ -332,7 +352,6 @@ TypeId TypeEvaluator::contextFreeParameter(std::uint32_t function, std::size_t i
     type = types_.join(type, parameterFromCallSites(function, index));
   }
   if (type == kBottom) type = kUnknown;
-  parameter_memo_[key] = type;
   return type;
 }
 
@@ -384,12 +403,7 @@ TypeId TypeEvaluator::globalType(std::string_view dotted, std::uint32_t from_fil
   std::string key(dotted);
   key.push_back('\0');
   key.append(reinterpret_cast<const char*>(&from_file), sizeof(from_file));
-  auto cached = global_memo_.find(key);
-  if (cached != global_memo_.end()) return cached->second;
-  global_memo_.emplace(key, kBottom);
-  TypeId type = resolveDotted(dotted, from_file, 0);
-  global_memo_[key] = type;
-  return type;
+  return global_memo_.get(key, kBottom, [&]() { return resolveDotted(dotted, from_file, 0); });
 }
 
 TypeId TypeEvaluator::resolveDotted(std::string_view dotted, std::uint32_t from_file, int depth) {
@@ -422,12 +436,7 @@ TypeId TypeEvaluator::resolveDotted(std::string_view dotted, std::uint32_t from_
 
 TypeId TypeEvaluator::moduleMember(std::uint32_t file, std::string_view name, int depth) {
   const FileModel& module = index_.file(file);
-  if (!module.lowered) {
-    if (!module.module_name.empty() && missing_seen_.insert(module.module_name).second) {
-      missing_.push_back(module.module_name);
-    }
-    return kUnknown;
-  }
+  if (!module.lowered) return kUnknown;  // no file the run lowers imports it
   if (const auto* global = findSorted(module.globals, name)) {
     return typeOf(plainFrame(index_.functionId(file, 0)), global->second);
   }
@@ -452,9 +461,11 @@ TypeId TypeEvaluator::decoratedFunction(std::uint32_t function, FrameId closure)
       {Atom::Kind::kFunction, 0, function, 0, closure == kNoId ? 0 : closure + 1});
   if (model.decorators.empty() || model.parent == kNoFunction) return type;
   const std::uint64_t key = (std::uint64_t{function} << 32) | closure;
-  auto cached = decorated_memo_.find(key);
-  if (cached != decorated_memo_.end()) return cached->second;
-  decorated_memo_.emplace(key, type);
+  return decorated_memo_.get(key, type, [&]() { return applyDecorators(function, closure, type); });
+}
+
+TypeId TypeEvaluator::applyDecorators(std::uint32_t function, FrameId closure, TypeId type) {
+  const FunctionModel& model = index_.function(function);
   const std::uint32_t file = index_.functionFile(function);
   const FrameId scope =
       closure != kNoId ? closure : plainFrame(index_.functionId(file, model.parent));
@@ -482,7 +493,6 @@ TypeId TypeEvaluator::decoratedFunction(std::uint32_t function, FrameId closure)
     if (applied == kBottom || !types_.isExact(applied)) applied = types_.join(applied, type);
     type = applied;
   }
-  decorated_memo_[key] = type;
   return type;
 }
 

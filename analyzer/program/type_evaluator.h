@@ -10,8 +10,10 @@
 // that, in its context-free frame. Every question has a budget: a program that would cost
 // more than its size is answered "unknown", never slowly.
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -19,6 +21,7 @@
 #include <vector>
 
 #include "analyzer/program/call_sites.h"
+#include "analyzer/program/cycle_memo.h"
 #include "analyzer/program/program_index.h"
 #include "analyzer/program/types.h"
 
@@ -41,7 +44,12 @@ class TypeEvaluator {
   // Evaluations per run at most (each reference in each frame counts once).
   static constexpr std::size_t kMaxEvaluations = 4'000'000;
   // Calls deep that a return type is computed under its arguments' types.
-  static constexpr int kMaxContextDepth = 3;
+  static constexpr int kMaxContextDepth = 2;
+  // Frames with parameter types per function at most: past that, calls of it are typed in
+  // its context-free frame (a helper called with every type there is says nothing new).
+  static constexpr std::size_t kMaxFramesPerFunction = 12;
+  // Calls up that a parameter's type is looked for at the calls of its function.
+  static constexpr int kMaxCallSiteDepth = 2;
   // Nested evaluations at most (a chain of names each bound to the last, a recursive
   // container): deeper ones are unknown, so no input can exhaust the stack.
   static constexpr int kMaxNesting = 384;
@@ -94,10 +102,25 @@ class TypeEvaluator {
   // The first library base of the class, through its program bases (a name id; 0: none).
   std::uint32_t externalBase(std::uint32_t class_id);
 
-  // Modules of the run that names reached but that are not lowered (the lazy lowering asks
-  // for these): their dotted names, in the order met.
-  const std::vector<std::string>& missingModules() const { return missing_; }
   bool budgetExhausted() const { return evaluations_ >= kMaxEvaluations; }
+  std::size_t evaluations() const { return evaluations_; }
+  std::size_t frameCount() const { return frames_.size(); }
+  std::unordered_map<std::uint32_t, std::size_t> debug_counts_;
+  void debugDump() const {
+    std::vector<std::pair<std::size_t, std::uint32_t>> v;
+    for (auto& [f, n] : debug_counts_) v.emplace_back(n, f);
+    std::sort(v.rbegin(), v.rend());
+    for (std::size_t i = 0; i < v.size() && i < 25; ++i) {
+      std::uint32_t file = index_.functionFile(v[i].second);
+      fprintf(stderr, "%zu %s %s\n", v[i].first, index_.file(file).source->path().c_str(), index_.function(v[i].second).qualified_name.c_str());
+    }
+    std::vector<std::size_t> per(index_.functionCount());
+    for (auto& fr : frames_) per[fr.function]++;
+    std::vector<std::pair<std::size_t, std::uint32_t>> w;
+    for (std::uint32_t i = 0; i < per.size(); ++i) if (per[i] > 5) w.emplace_back(per[i], i);
+    std::sort(w.rbegin(), w.rend());
+    for (std::size_t i = 0; i < w.size() && i < 10; ++i) fprintf(stderr, "frames %zu %s\n", w[i].first, index_.function(w[i].second).qualified_name.c_str());
+  }
 
   // Every call of `function` the program makes, with the types its parameters take there.
   void forEachCall(std::uint32_t function,
@@ -140,6 +163,9 @@ class TypeEvaluator {
   TypeId updatedContainer(TypeId container, std::string_view key, TypeId value);
   std::uint32_t entryKey(Holder holder, std::string_view key);
   TypeId contextFreeParameter(std::uint32_t function, std::size_t index);
+  TypeId computeParameter(std::uint32_t function, std::size_t index);
+  TypeId applyDecorators(std::uint32_t function, FrameId closure, TypeId type);
+  TypeId computeAttribute(TypeId object, std::string_view name);
   TypeId selfType(std::uint32_t function, bool as_class);
   TypeId moduleMember(std::uint32_t file, std::string_view name, int depth);
   TypeId resolveDotted(std::string_view dotted, std::uint32_t from_file, int depth);
@@ -183,27 +209,34 @@ class TypeEvaluator {
   std::vector<Frame> frames_;
   std::unordered_map<std::string, FrameId> frame_ids_;
   std::vector<FrameId> plain_frames_;  // by function id; kNoId until made
-  std::unordered_map<std::uint64_t, TypeId> memo_;
-  std::unordered_set<std::uint64_t> in_progress_;
-  std::unordered_map<std::uint64_t, TypeId> parameter_memo_;
-  std::unordered_map<std::string, TypeId> attribute_memo_;
-  std::unordered_map<std::string, TypeId> global_memo_;
-  std::unordered_map<std::uint64_t, TypeId> decorated_memo_;
+  std::vector<std::uint16_t> context_frames_;  // by function id: frames with types made
+  CycleTracker cycles_;
+  CycleMemo<std::uint64_t, TypeId> memo_{cycles_};
+  CycleMemo<std::uint64_t, TypeId> parameter_memo_{cycles_};
+  CycleMemo<std::string, TypeId> attribute_memo_{cycles_};
+  CycleMemo<std::string, TypeId> global_memo_{cycles_};
+  CycleMemo<std::uint64_t, TypeId> decorated_memo_{cycles_};
   std::vector<ClassInfo> classes_;
   // Attribute writes by attribute name; anonymous call sites by the function they call.
   std::unordered_map<std::string, std::vector<std::pair<std::uint32_t, const AttributeWrite*>>>
       writes_;
   bool writes_built_ = false;
   std::vector<std::pair<std::uint32_t, const AttributeWrite*>> no_writes_;
-  std::unordered_map<std::uint32_t, std::vector<const CallSite*>> anonymous_targets_;
-  bool anonymous_built_ = false;
+  // The calls of each name, by the function they run (with what binds before the arguments).
+  struct SiteCall {
+    const CallSite* site = nullptr;
+    TypeId bound = kBottom;  // the receiver, or kBottom
+  };
+  using SitesByTarget = std::unordered_map<std::uint32_t, std::vector<SiteCall>>;
+  std::shared_ptr<const SitesByTarget> sitesByTarget(std::string_view name);
+  CycleMemo<std::string, std::shared_ptr<const SitesByTarget>> site_memo_{cycles_};
   std::vector<std::vector<std::uint32_t>> subclasses_;
   bool subclasses_built_ = false;
-  std::vector<std::string> missing_;
-  std::unordered_set<std::string> missing_seen_;
+  bool resolving_classes_ = false;
   std::size_t evaluations_ = 0;
   int context_depth_ = 0;
   int nesting_ = 0;
+
 };
 
 }  // namespace graphsafe::program

@@ -19,6 +19,7 @@
 #include "frontends/python/declarations.h"
 #include "frontends/python/file_lowering.h"
 #include "frontends/python/incremental_trees.h"
+#include "frontends/python/lexical_imports.h"
 #include "frontends/python/module_name.h"
 #include "frontends/python/parse_memory.h"
 #include "frontends/python/syntax.h"
@@ -204,17 +205,19 @@ class PythonFrontend final : public Frontend {
   std::string_view name() const override { return "python"; }
 
   bool mayMatter(std::string_view text) const override {
-    // Anything that can start a capture, synchronize, or hold tensor code reached from one. A
-    // compiled region needs a mode that captures, so the mode names stand for `compile` (which
-    // alone would let in every file that calls re.compile).
-    static constexpr std::string_view kNeedles[] = {
-        "torch",   "cuda",    "graph",           "reduce-overhead", "max-autotune",
-        "capture", "Tensor",  ".item(",          ".tolist(",        ".cpu(",
-        ".numpy(", "nonzero", "synchronize"};
+    // Only what can hold a capture region: every capture API is torch's (a module that uses
+    // one names torch), or a capture_begin() on a graph handed in, or a compile mode that
+    // captures. Code a region reaches in other files is lowered through the imports.
+    static constexpr std::string_view kNeedles[] = {"torch", "capture_begin", "reduce-overhead",
+                                                    "max-autotune", "cudagraphs"};
     for (std::string_view needle : kNeedles) {
       if (text.find(needle) != std::string_view::npos) return true;
     }
     return false;
+  }
+
+  std::vector<std::string> importedModules(const SourceFile& file) const override {
+    return python::lexicalImports(file.text(), python::moduleNameForPath(file.path()));
   }
 
   FileModel analyze(const SourceFilePtr& source, const AnalysisSettings& settings) const override {

@@ -150,15 +150,17 @@ RefId FunctionLowering::annotationRefOf(TSNode node, int depth) {
 }
 
 void FunctionLowering::noteParameterReferences() {
-  FunctionModel& function = file_.model.functions[id_];
-  const FunctionDecl& declaration = decl();
-  for (std::size_t i = 0; i < function.params.size() && i < declaration.param_names.size(); ++i) {
-    if (i < declaration.param_types.size()) {
-      function.params[i].annotation = annotationRef(declaration.param_types[i]);
-    }
+  // Copies: evaluating a default may declare a lambda, which grows the function tables.
+  const std::vector<TSNode> types = decl().param_types;
+  const std::vector<TSNode> defaults = decl().param_defaults;
+  const std::size_t count = file_.model.functions[id_].params.size();
+  for (std::size_t i = 0; i < count && i < types.size(); ++i) {
+    RefId annotation = annotationRef(types[i]);
+    file_.model.functions[id_].params[i].annotation = annotation;
     // Defaults are evaluated where the def is; this function's own names are not bound yet.
-    if (i < declaration.param_defaults.size() && !isNull(declaration.param_defaults[i])) {
-      function.params[i].default_value = quietEval(declaration.param_defaults[i]).ref;
+    if (i < defaults.size() && !isNull(defaults[i])) {
+      RefId fallback = quietEval(defaults[i]).ref;
+      file_.model.functions[id_].params[i].default_value = fallback;
     }
   }
 }
