@@ -1,7 +1,6 @@
 #include "analyzer/engine/region_walker.h"
 
 #include <bit>
-#include <functional>
 #include <optional>
 #include <set>
 #include <string>
@@ -181,7 +180,6 @@ class Walk {
     path_.reserve(RegionWalker::kMaxCallDepth + 1);
   }
 
-  std::size_t visits() const { return visits_; }
   void run(FunctionRef start, std::vector<Value> params, bool whole_function) {
     // The region's own function is called from code not walked here: no literal is known.
     std::vector<std::string> literals(start.function->params.size());
@@ -223,28 +221,7 @@ class Walk {
   void followCall(const RegionContext& caller, const std::vector<std::string>& caller_literals,
                   const Event& call) {
     if (path_.size() >= RegionWalker::kMaxCallDepth) return;
-    auto targets_dbg = program_.callTargets(caller.frame, *caller.file, call);
-    if (std::getenv("GRAPHSAFE_DEBUG_WALK") && call.text.find("forward") != std::string::npos) {
-      fprintf(stderr, "%*s%s [%s] frame %u -> %zu targets\n", (int)path_.size() * 2, "", call.text.c_str(), caller.function->qualified_name.c_str(), caller.frame, targets_dbg.size());
-      for (auto& t : targets_dbg) fprintf(stderr, "%*s  -> %s frame %u\n", (int)path_.size()*2, "", program_.function(t.function).function->qualified_name.c_str(), t.frame);
-      if (targets_dbg.empty() && call.call != kNoRef) {
-        auto& ev = program_.evaluator();
-        const Reference& c = caller.file->references[call.call];
-        const Reference& callee = caller.file->references[c.operands[0]];
-        std::function<void(RefId, int)> dump = [&](RefId r, int d) {
-          if (r == kNoRef || d > 6) return;
-          const Reference& rr = caller.file->references[r];
-          auto t = ev.typeOf(caller.frame, r);
-          fprintf(stderr, "%*s ref kind %d name %s -> type %u atoms:", d*2+4, "", (int)rr.kind, rr.name.c_str(), t);
-          for (auto& a : ev.types().atoms(t)) fprintf(stderr, " (%d a=%u b=%u c=%u)", (int)a.kind, a.a, a.b, a.c);
-          fprintf(stderr, " unknown=%d\n", (int)ev.types().hasUnknown(t));
-          for (RefId o : rr.operands) dump(o, d+1);
-        };
-        dump(c.operands[0], 0);
-        (void)callee;
-      }
-    }
-    for (const program::CallTarget& target : targets_dbg) {
+    for (const program::CallTarget& target : program_.callTargets(caller.frame, *caller.file, call)) {
       FunctionRef callee = program_.function(target.function);
       if (!callee) continue;
       bool recursive = false;
@@ -300,9 +277,6 @@ void RegionWalker::walk(const FileModel& file, std::size_t region_index,
   }
   Walk walk(program_, file, region, static_cast<std::int32_t>(region_index), visit);
   walk.run(start, std::move(params), region.whole_function);
-  if (std::getenv("GRAPHSAFE_DEBUG_WALK")) {
-    fprintf(stderr, "region %s:%u visits %zu budget %d\n", file.source->path().c_str(), region.site.start.line + 1, walk.visits(), (int)program_.evaluator().budgetExhausted()); fprintf(stderr, "evaluations %zu frames %zu\n", program_.evaluator().evaluations(), program_.evaluator().frameCount());
-  }
 }
 
 }  // namespace graphsafe

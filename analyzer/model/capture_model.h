@@ -299,10 +299,15 @@ struct CaptureRegion {
   //                   unless the receiver is known to be something else (a module that is not
   //                   torch's, an object of a class without capture_begin);
   //   kCaptureContext: `with ctx(...):` on a function of the program (`pending_ref`, the call):
-  //                   kept when the function is a @contextmanager whose yield is in a capture.
-  enum class Pending : std::uint8_t { kNo, kGraphReceiver, kCaptureContext };
+  //                   kept when the function is a @contextmanager whose yield is in a capture;
+  //   kCompileMode:   `torch.compile(f, mode=mode)` with the mode a name (`pending_ref`): kept
+  //                   when it can hold a mode that captures ("reduce-overhead",
+  //                   "max-autotune"), a parameter's default or what a call passes.
+  // `pending_ref` is a reference of `pending_scope`, the function that holds the call.
+  enum class Pending : std::uint8_t { kNo, kGraphReceiver, kCaptureContext, kCompileMode };
   Pending pending = Pending::kNo;
   RefId pending_ref = kNoRef;
+  FunctionId pending_scope = kNoFunction;
   // The body region this one is nested in (-1 when none).
   std::int32_t parent = -1;
 };

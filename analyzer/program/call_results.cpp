@@ -318,12 +318,15 @@ TypeId TypeEvaluator::libraryMethodCall(std::string_view method, TypeId receiver
 std::shared_ptr<const TypeEvaluator::SitesByTarget> TypeEvaluator::sitesByTarget(
     std::string_view name) {
   static const auto kEmpty = std::make_shared<const SitesByTarget>();
-  // Every call spelling this name (every call without a name, for ""), typed once: which
-  // function each one runs, and with what it binds before the arguments.
-  return site_memo_.get(std::string(name), kEmpty, [&]() {
+  // Every call spelling this name, typed once: which
+  // function each one runs, and with what it binds before the arguments. The callees are typed
+  // without looking further up at their callers' callers: a call whose receiver is a
+  // parameter of the caller is not matched here.
+  return site_memo_.getOnce(std::string(name), kEmpty, [&]() {
+    const int outer_budget = cycles_.budget;
+    cycles_.budget = 0;
     auto map = std::make_shared<SitesByTarget>();
-    const auto& sites = name.empty() ? sites_.anonymous() : sites_.named(name);
-    std::size_t before = evaluations_;
+    const auto& sites = sites_.named(name);
     for (const CallSite& site : sites) {
       const Reference& call = index_.file(site.file).references[site.event->call];
       if (call.operands.empty()) continue;
@@ -343,7 +346,7 @@ std::shared_ptr<const TypeEvaluator::SitesByTarget> TypeEvaluator::sitesByTarget
         if (target != kNoId) (*map)[target].push_back({&site, bound});
       }
     }
-    if (std::getenv("GRAPHSAFE_DEBUG_EVAL")) fprintf(stderr, "sites '%s': %zu sites, %zu evaluations\n", std::string(name).c_str(), sites.size(), evaluations_ - before);
+    cycles_.budget = outer_budget;
     return std::shared_ptr<const SitesByTarget>(std::move(map));
   });
 }
@@ -353,9 +356,9 @@ void TypeEvaluator::forEachCall(
     const std::function<void(const CallSite&, const std::vector<TypeId>&)>& visit) {
   const FunctionModel& model = index_.function(function);
   // The names a call of this function may spell: its own; for __init__, its class and every
-  // subclass that inherits it; and calls of a callee with no name (`make()(x)`, `fns[k](x)`).
+  // subclass that inherits it. Calls of a callee with no name (`make()(x)`, `fns[k](x)`) are
+  // not searched: typing every one of them costs more than the parameters they would type.
   std::vector<std::string_view> names{model.name};
-  if (std::getenv("GRAPHSAFE_ANON")) names.push_back(std::string_view{});
   if (model.name == "__init__" && model.class_index >= 0) {
     const std::uint32_t own = index_.classId(index_.functionFile(function), model.class_index);
     names.push_back(index_.classModel(own).name);

@@ -39,11 +39,7 @@ CallSiteIndex::CallSiteIndex(const ProgramIndex& index) {
         const Reference& call = file.references[event.call];
         RefId callee = call.operands.empty() ? kNoRef : call.operands[0];
         std::string_view name = calleeName(file, callee);
-        if (name.empty()) {
-          anonymous_.push_back({f, id, &event});
-        } else {
-          by_name_[std::string(name)].push_back({f, id, &event});
-        }
+        if (!name.empty()) by_name_[std::string(name)].push_back({f, id, &event});
       }
     }
   }

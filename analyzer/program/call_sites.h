@@ -26,12 +26,9 @@ class CallSiteIndex {
 
   // Calls whose callee is spelled with this last name.
   const std::vector<CallSite>& named(std::string_view name) const;
-  // Calls whose callee has no name (`f()(x)`, `fns[0](x)`, a parameter called).
-  const std::vector<CallSite>& anonymous() const { return anonymous_; }
 
  private:
   std::unordered_map<std::string, std::vector<CallSite>> by_name_;
-  std::vector<CallSite> anonymous_;
   std::vector<CallSite> none_;
 };
 

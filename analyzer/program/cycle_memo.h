@@ -97,6 +97,24 @@ class CycleMemo {
     return value;
   }
 
+  // The answer for `key`, computed once and kept whatever it met on the way: for tables that
+  // summarize many questions (which function each call of a name runs), where recomputing
+  // after every open question closes would cost more than the precision is worth. The
+  // questions it asks on the way still follow the rules above.
+  template <typename Compute>
+  Value getOnce(const Key& key, const Value& on_cycle, Compute&& compute) {
+    auto it = entries_.find(key);
+    if (it != entries_.end()) return it->second.value;
+    entries_[key] = Entry{on_cycle, State::kFinal, 0, 0, 0, false};
+    const int outer_lowest = tracker_.lowest;
+    const bool outer_truncated = tracker_.truncated;
+    Value value = compute();
+    tracker_.lowest = outer_lowest;
+    tracker_.truncated = outer_truncated;
+    entries_[key] = Entry{value, State::kFinal, 0, 0, 0, false};
+    return value;
+  }
+
   void clear() { entries_.clear(); }
 
  private:

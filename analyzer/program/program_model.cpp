@@ -123,9 +123,23 @@ class RegionSettlement {
       return true;
     }
     state = State::kDeciding;
-    bool yes = captured.pending == CaptureRegion::Pending::kGraphReceiver
-                   ? receiverMayBeGraph(file, captured)
-                   : entersCapture(file, captured);
+    bool yes = false;
+    if (captured.pending_scope < files_[file].functions.size()) {
+      switch (captured.pending) {
+        case CaptureRegion::Pending::kGraphReceiver:
+          yes = receiverMayBeGraph(file, captured);
+          break;
+        case CaptureRegion::Pending::kCaptureContext:
+          yes = entersCapture(file, captured);
+          break;
+        case CaptureRegion::Pending::kCompileMode:
+          yes = modeMayCapture(file, captured);
+          break;
+        case CaptureRegion::Pending::kNo:
+          yes = true;
+          break;
+      }
+    }
     state_[file][region] = yes ? State::kYes : State::kNo;
     return yes;
   }
@@ -143,6 +157,7 @@ class RegionSettlement {
       for (CaptureRegion& region : file.regions) {
         region.pending = CaptureRegion::Pending::kNo;
         region.pending_ref = kNoRef;
+        region.pending_scope = kNoFunction;
       }
       if (any) dropRegions(file, dead);
     }
@@ -152,7 +167,7 @@ class RegionSettlement {
   enum class State : std::uint8_t { kUndecided, kDeciding, kYes, kNo };
 
   program::FrameId frameOf(std::uint32_t file, const CaptureRegion& region) {
-    return evaluator_.plainFrame(index_.functionId(file, region.function));
+    return evaluator_.plainFrame(index_.functionId(file, region.pending_scope));
   }
 
   // Kept unless the receiver is known to be something that is no CUDA graph: a module of the
@@ -171,6 +186,16 @@ class RegionSettlement {
            evaluator_.hasOpaqueBase(atom.a))) {
         return true;
       }
+    }
+    return false;
+  }
+
+  bool modeMayCapture(std::uint32_t file, const CaptureRegion& region) {
+    program::TypeTable& types = evaluator_.types();
+    for (const Atom& atom : types.atoms(evaluator_.typeOf(frameOf(file, region), region.pending_ref))) {
+      if (atom.kind != Atom::Kind::kHost || atom.a == 0) continue;
+      std::string_view mode = types.nameAt(atom.a);
+      if (mode == "s:reduce-overhead" || mode == "s:max-autotune") return true;
     }
     return false;
   }

@@ -111,7 +111,6 @@ TypeId TypeEvaluator::typeOf(FrameId frame, RefId ref) {
   // A reference that depends on itself (a name rebound in a loop from its own value): the
   // other ways in say what it holds.
   return memo_.get(key, kBottom, [&]() -> TypeId {
-    if (std::getenv("GRAPHSAFE_DEBUG_EVAL")) debug_counts_[frames_[frame].function]++;
     if (!spend()) return kUnknown;
     Nesting nesting(nesting_);
     if (!nesting.ok()) return kUnknown;

@@ -105,22 +105,6 @@ class TypeEvaluator {
   bool budgetExhausted() const { return evaluations_ >= kMaxEvaluations; }
   std::size_t evaluations() const { return evaluations_; }
   std::size_t frameCount() const { return frames_.size(); }
-  std::unordered_map<std::uint32_t, std::size_t> debug_counts_;
-  void debugDump() const {
-    std::vector<std::pair<std::size_t, std::uint32_t>> v;
-    for (auto& [f, n] : debug_counts_) v.emplace_back(n, f);
-    std::sort(v.rbegin(), v.rend());
-    for (std::size_t i = 0; i < v.size() && i < 25; ++i) {
-      std::uint32_t file = index_.functionFile(v[i].second);
-      fprintf(stderr, "%zu %s %s\n", v[i].first, index_.file(file).source->path().c_str(), index_.function(v[i].second).qualified_name.c_str());
-    }
-    std::vector<std::size_t> per(index_.functionCount());
-    for (auto& fr : frames_) per[fr.function]++;
-    std::vector<std::pair<std::size_t, std::uint32_t>> w;
-    for (std::uint32_t i = 0; i < per.size(); ++i) if (per[i] > 5) w.emplace_back(per[i], i);
-    std::sort(w.rbegin(), w.rend());
-    for (std::size_t i = 0; i < w.size() && i < 10; ++i) fprintf(stderr, "frames %zu %s\n", w[i].first, index_.function(w[i].second).qualified_name.c_str());
-  }
 
   // Every call of `function` the program makes, with the types its parameters take there.
   void forEachCall(std::uint32_t function,
@@ -217,7 +201,7 @@ class TypeEvaluator {
   CycleMemo<std::string, TypeId> global_memo_{cycles_};
   CycleMemo<std::uint64_t, TypeId> decorated_memo_{cycles_};
   std::vector<ClassInfo> classes_;
-  // Attribute writes by attribute name; anonymous call sites by the function they call.
+  // Attribute writes by attribute name.
   std::unordered_map<std::string, std::vector<std::pair<std::uint32_t, const AttributeWrite*>>>
       writes_;
   bool writes_built_ = false;

@@ -429,6 +429,7 @@ ExprInfo FunctionLowering::callApi(const std::string& qualified, TSNode call,
     case ApiKind::kNnModule:
       result.object = ObjectKind::kNnModule;
       result.leaf = hasCastWeights(canonical);
+      result.runs_members = canonical == "torch.nn.Sequential";
       return result;
     case ApiKind::kMakeGraphedCallables:
       graphedCallables(call, arguments);
@@ -443,7 +444,14 @@ ExprInfo FunctionLowering::callApi(const std::string& qualified, TSNode call,
         result.graphs = graphs;
         return result;
       }
-      if (graphs) compileRegion(*target, call);
+      if (graphs) {
+        compileRegion(*target, call);
+      } else if (const ExprInfo* mode = arguments.find("mode");
+                 mode != nullptr && mode->ref != kNoRef &&
+                 !is(unparenthesize(file_.pool, arguments.syntax.find("mode")), g_.string)) {
+        // mode=mode: a capture if the name can hold a mode that captures.
+        compileRegion(*target, call, mode->ref);
+      }
       return *target;  // the compiled wrapper stands for the function or module it wraps
     }
     case ApiKind::kHostConstantCall:
@@ -607,6 +615,7 @@ ExprInfo FunctionLowering::callMethod(Callee& callee, TSNode call, const Argumen
     case ObjectKind::kNnModule:
       if (name == "forward") {
         noteModuleCall(receiver, call);
+        if (receiver.runs_members) emitDynamicCall(call, arguments);
         return moduleCallResult(arguments);
       }
       if (isModuleChainingMethod(name)) return receiver;
@@ -812,6 +821,7 @@ ExprInfo FunctionLowering::callValue(const Callee& callee, TSNode call,
     }
     case ObjectKind::kNnModule:
       noteModuleCall(value, call);
+      if (value.runs_members) emitDynamicCall(call, arguments);
       return moduleCallResult(arguments);
     default:
       break;
@@ -837,6 +847,7 @@ void FunctionLowering::captureBegin(const Callee& callee, TSNode call, const Arg
     // receiver's type says otherwise (`wp.capture_begin()` with wp the warp module).
     region.pending = CaptureRegion::Pending::kGraphReceiver;
     region.pending_ref = callee.receiver.ref;
+    region.pending_scope = id_;
   }
   describeCaptureBegin(file_.text, arguments.syntax, region);
   if (!stream_stack_.empty()) region.stream = std::string(stream_stack_.back());
@@ -908,7 +919,7 @@ void FunctionLowering::graphedCallables(TSNode call, const Arguments& arguments)
   }
 }
 
-void FunctionLowering::compileRegion(const ExprInfo& target, TSNode site) {
+void FunctionLowering::compileRegion(const ExprInfo& target, TSNode site, RefId mode) {
   if (quiet()) return;
   std::string qualified;
   FunctionId function = callableTarget(target, qualified);
@@ -920,6 +931,11 @@ void FunctionLowering::compileRegion(const ExprInfo& target, TSNode site) {
   region.whole_function = true;
   region.function = function;
   region.target_qualified = std::move(qualified);
+  if (mode != kNoRef) {
+    region.pending = CaptureRegion::Pending::kCompileMode;
+    region.pending_ref = mode;
+    region.pending_scope = id_;
+  }
   file_.addRegion(std::move(region), -1);
 }
 

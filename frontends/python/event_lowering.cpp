@@ -352,7 +352,10 @@ ExprInfo FunctionLowering::attributeRead(const AttributeFacts& facts) const {
   read.function = facts.info.function;
   read.imported = facts.info.imported;
   read.stream = facts.info.stream;
-  if (facts.info.object == ObjectKind::kNnModule) read.leaf = facts.info.leaf;
+  if (facts.info.object == ObjectKind::kNnModule) {
+    read.leaf = facts.info.leaf;
+    read.runs_members = facts.info.runs_members;
+  }
   if (facts.tensor_everywhere) {
     read.value = tensorValue();
     read.mask = facts.info.mask;
@@ -712,7 +715,12 @@ void FunctionLowering::lowerWith(TSNode node) {
     }
   }
   const std::size_t entered = file_.model.functions[id_].contexts.size() - contexts;
+  // A capture opened under a run-once guard (`if self.graph is None:`) is a lazy capture: what
+  // it runs is captured work, not a cache being filled.
+  const int once_depth = host_.once_depth;
+  if (!opened.empty()) host_.once_depth = 0;
   lowerBlock(field(node, g_.f_body));
+  host_.once_depth = once_depth;
   closeContextBlocks(contexts, entered, node);
   for (auto it = opened.rbegin(); it != opened.rend(); ++it) {
     noteRegionSpan(*it, file_.text.range(node));
@@ -770,6 +778,7 @@ void FunctionLowering::openWithRegion(TSNode item, const CallArguments& syntax,
   region.function = id_;
   region.pending = pending;
   region.pending_ref = pending_ref;
+  region.pending_scope = id_;
   if (pending == CaptureRegion::Pending::kNo) describeGraphContext(file_.text, syntax, region);
   std::int32_t index = file_.addRegion(std::move(region), currentRegion());
   region_stack_.push_back(index);

@@ -236,7 +236,8 @@ class FunctionLowering {
   void captureBegin(const Callee& callee, TSNode call, const Arguments& arguments);
   void captureEnd(const Callee& callee);
   void graphedCallables(TSNode call, const Arguments& arguments);
-  void compileRegion(const ExprInfo& target, TSNode site);
+  // `mode`: the mode argument's reference when it is a name the program model decides.
+  void compileRegion(const ExprInfo& target, TSNode site, RefId mode = kNoRef);
   FunctionId callableTarget(const ExprInfo& info, std::string& qualified);
   std::int32_t currentRegion() const { return region_stack_.empty() ? -1 : region_stack_.back(); }
   void popRegion(std::int32_t region);

@@ -64,6 +64,8 @@ struct ExprInfo {
   // A leaf that requires grad (requires_grad=True, nn.Parameter, a module's weight), or a
   // torch.nn module holding such weights: what autocast caches the cast of.
   bool leaf = false;
+  // kNnModule: an nn.Sequential, whose call runs its members (modules the program model types).
+  bool runs_members = false;
   // A pool of worker threads (concurrent.futures.ThreadPoolExecutor, multiprocessing ThreadPool).
   bool thread_pool = false;
   // The expression as a reference the program model can type across files (kNoRef: none).
