@@ -372,7 +372,9 @@ def main(x):
 
 TEST(PythonRegions, ConfiguredEntryPoints) {
   AnalysisSettings settings;
-  settings.capture_entry_points = {"Runner.run", "pkg.serve:decode"};
+  // `pkg.serve:decode` names this file's decode although the file is named `serve` alone: the
+  // leading package may be spelled from a directory above the one modules are named from.
+  settings.capture_entry_points = {"Runner.run", "pkg.serve:decode", "serve.encode"};
   FileModel model = analyze(R"(
 class Runner:
     def run(self, x):
@@ -383,8 +385,9 @@ def decode(x):
     return x
 )",
                             settings, "/nonexistent/serve.py");
-  ASSERT_EQ(countRegions(model, RegionKind::kEntryPoint), 1u);
+  ASSERT_EQ(countRegions(model, RegionKind::kEntryPoint), 2u);
   EXPECT_EQ(model.regions[0].function, functionId(model, "Runner.run"));
+  EXPECT_EQ(model.regions[1].function, functionId(model, "decode"));
   EXPECT_TRUE(model.regions[0].whole_function);
 }
 

@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "analyzer/catalog/rule_catalog.h"
+#include "analyzer/model/entry_points.h"
 #include "analyzer/engine/check.h"
 #include "analyzer/engine/cuda_frontend_loader.h"
 #include "analyzer/engine/file_walker.h"
@@ -118,6 +119,15 @@ class LazyLowering {
     lowerImported(batch);
     auto program = std::make_unique<ProgramModel>(std::move(models_));
     program->settleRegions();
+    for (const std::string& entry :
+         unmatchedEntryPoints(options_.settings.capture_entry_points, program->files())) {
+      notices.push_back(
+          {"", -1,
+           "capture entry point `" + entry +
+               "` names no function of the analyzed files (spell it `package.module.Class.method`, "
+               "`package.module:function`, `outer.inner` for a nested function, or "
+               "`ns::Class::method` in C++)"});
+    }
     for (std::size_t i = 0; i < program->files().size(); ++i) {
       notices.insert(notices.end(), notices_[i].begin(), notices_[i].end());
       const auto& own = program->files()[i].notices;

@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "analyzer/model/entry_points.h"
+
 namespace graphsafe::cuda {
 
 namespace {
@@ -475,16 +477,6 @@ class FunctionLowering {
 
 }  // namespace
 
-bool entryPointMatches(std::string_view entry, std::string_view qualified_name,
-                       std::string_view name) {
-  if (entry.empty() || entry.find('.') != std::string_view::npos) return false;
-  if (entry.find("::") == std::string_view::npos) return entry == name;
-  if (entry.starts_with("::")) entry.remove_prefix(2);
-  if (entry == qualified_name) return true;
-  return qualified_name.size() > entry.size() + 2 && qualified_name.ends_with(entry) &&
-         qualified_name.substr(qualified_name.size() - entry.size() - 2, 2) == "::";
-}
-
 FileModel buildFileModel(RawTranslationUnit unit, const SourceFilePtr& source,
                          const AnalysisSettings& settings) {
   FileModel model;
@@ -503,7 +495,7 @@ FileModel buildFileModel(RawTranslationUnit unit, const SourceFilePtr& source,
   for (std::size_t f = 0; f < model.functions.size(); ++f) {
     const FunctionModel& function = model.functions[f];
     for (const std::string& entry : settings.capture_entry_points) {
-      if (!entryPointMatches(entry, function.qualified_name, function.name)) continue;
+      if (!cudaEntryPointMatches(entry, function.qualified_name, function.name)) continue;
       CaptureRegion region;
       region.kind = RegionKind::kEntryPoint;
       region.site = function.range;

@@ -24,9 +24,4 @@ namespace graphsafe::cuda {
 FileModel buildFileModel(RawTranslationUnit unit, const SourceFilePtr& source,
                          const AnalysisSettings& settings);
 
-// Does a configured entry point (`ns::Class::method`, `Class::method` or a plain name) name the
-// C++ function `qualified_name`? Dotted (Python) names never match.
-bool entryPointMatches(std::string_view entry, std::string_view qualified_name,
-                       std::string_view name);
-
 }  // namespace graphsafe::cuda

@@ -1,5 +1,6 @@
 #include "frontends/python/file_lowering.h"
 
+#include "analyzer/model/entry_points.h"
 #include "analyzer/model/region_removal.h"
 
 #include "frontends/python/call_arguments.h"
@@ -171,7 +172,7 @@ void FileLowering::addEntryPointRegions() {
     const FunctionModel& function = model.functions[id];
     if (index.functions[id].is_lambda) continue;
     for (const std::string& entry : settings.capture_entry_points) {
-      if (!matchesEntryPoint(entry, model.module_name, function.qualified_name)) continue;
+      if (!pythonEntryPointMatches(entry, model.module_name, function.qualified_name)) continue;
       CaptureRegion region;
       region.kind = RegionKind::kEntryPoint;
       region.site = function.range;

@@ -72,15 +72,4 @@ void graphedCallableNodes(CursorPool& pool, const CallArguments& arguments,
   out.push_back(callables);
 }
 
-bool matchesEntryPoint(std::string_view entry, std::string_view module,
-                       std::string_view qualified) {
-  if (entry.empty()) return false;
-  if (entry == qualified) return true;
-  // module + separator + qualified, where the separator is '.' or ':'.
-  if (module.empty() || entry.size() != module.size() + 1 + qualified.size()) return false;
-  char separator = entry[module.size()];
-  return (separator == '.' || separator == ':') && entry.starts_with(module) &&
-         entry.ends_with(qualified);
-}
-
 }  // namespace graphsafe::python

@@ -1,8 +1,8 @@
 #pragma once
 
 // Recognizes what starts a capture, from the syntax of a call the lowering already resolved:
-// the arguments of torch.cuda.graph, the modes of torch.compile that record CUDA graphs, the
-// callables handed to make_graphed_callables, and the entry points a configuration declares.
+// the arguments of torch.cuda.graph, the modes of torch.compile that record CUDA graphs and the
+// callables handed to make_graphed_callables.
 
 #include <string_view>
 #include <vector>
@@ -30,9 +30,5 @@ bool compileUsesCudaGraphs(CursorPool& pool, const SourceText& text,
 // The callables argument of make_graphed_callables, flattened one tuple/list level deep.
 void graphedCallableNodes(CursorPool& pool, const CallArguments& arguments,
                           std::vector<TSNode>& out);
-
-// Does a configured entry point ("pkg.mod.Runner.run", "pkg.mod:Runner.run", "Runner.run")
-// name the function `qualified` of module `module`?
-bool matchesEntryPoint(std::string_view entry, std::string_view module, std::string_view qualified);
 
 }  // namespace graphsafe::python
