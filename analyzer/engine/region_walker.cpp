@@ -180,16 +180,20 @@ class Walk {
     path_.reserve(RegionWalker::kMaxCallDepth + 1);
   }
 
-  void run(FunctionRef start, std::vector<Value> params, bool whole_function) {
+  // `events`: the stretch of the start function's events that holds the region's.
+  void run(FunctionRef start, std::vector<Value> params, bool whole_function,
+           std::pair<std::size_t, std::size_t> events) {
     // The region's own function is called from code not walked here: no literal is known.
     std::vector<std::string> literals(start.function->params.size());
+    if (whole_function) events = {0, start.function->events.size()};
     visitFunction(start, program_.plainFrame(*start.file, *start.function), params, literals,
-                  whole_function ? -1 : region_index_);
+                  whole_function ? -1 : region_index_, events);
   }
 
  private:
   void visitFunction(FunctionRef target, std::uint32_t frame, const std::vector<Value>& params,
-                     const std::vector<std::string>& literals, std::int32_t only_region) {
+                     const std::vector<std::string>& literals, std::int32_t only_region,
+                     std::pair<std::size_t, std::size_t> events) {
     if (visits_ >= RegionWalker::kMaxFunctionVisits) return;
     if (!seen_.insert(visitKey(target.function, frame, params, literals)).second) return;
     ++visits_;
@@ -204,7 +208,8 @@ class Walk {
     context.param_values = params;
     context.frame = frame;
 
-    for (const Event& event : target.function->events) {
+    for (std::size_t e = events.first; e < events.second; ++e) {
+      const Event& event = target.function->events[e];
       if (only_region >= 0 && event.region != only_region) continue;
       // Code that runs only when no capture is under way is not captured code.
       if ((event.flags & kFlagEagerOnly) != 0) continue;
@@ -246,7 +251,8 @@ class Walk {
         }
       }
       path_.push_back(step);
-      visitFunction(callee, target.frame, params, literals, -1);
+      visitFunction(callee, target.frame, params, literals, -1,
+                    {0, callee.function->events.size()});
       path_.pop_back();
     }
   }
@@ -276,7 +282,28 @@ void RegionWalker::walk(const FileModel& file, std::size_t region_index,
                     : start.function->params[i].declared;
   }
   Walk walk(program_, file, region, static_cast<std::int32_t>(region_index), visit);
-  walk.run(start, std::move(params), region.whole_function);
+  const auto index = static_cast<std::int32_t>(region_index);
+  walk.run(start, std::move(params), region.whole_function,
+           region.whole_function ? std::pair<std::size_t, std::size_t>{}
+                                 : regionEvents(*start.function, index));
+}
+
+std::pair<std::size_t, std::size_t> RegionWalker::regionEvents(const FunctionModel& function,
+                                                               std::int32_t region) const {
+  auto [it, added] = spans_.try_emplace(&function);
+  auto& spans = it->second;
+  if (added) {
+    for (std::size_t e = 0; e < function.events.size(); ++e) {
+      const std::int32_t owner = function.events[e].region;
+      if (owner < 0) continue;
+      const auto slot = static_cast<std::size_t>(owner);
+      if (spans.size() <= slot) spans.resize(slot + 1, {0, 0});
+      if (spans[slot].second == 0) spans[slot].first = e;
+      spans[slot].second = e + 1;
+    }
+  }
+  const auto slot = static_cast<std::size_t>(region);
+  return slot < spans.size() ? spans[slot] : std::pair<std::size_t, std::size_t>{0, 0};
 }
 
 }  // namespace graphsafe

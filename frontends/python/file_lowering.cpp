@@ -55,6 +55,10 @@ void FileLowering::run() {
 std::int32_t FileLowering::addRegion(CaptureRegion region, std::int32_t parent) {
   auto position = static_cast<std::int32_t>(model.regions.size());
   region.parent = parent;
+  if (region.whole_function &&
+      (region.kind == RegionKind::kGraphedCallable || region.kind == RegionKind::kCompiled)) {
+    callable_regions_.push_back(model.regions.size());
+  }
   model.regions.push_back(std::move(region));
   region_dead_.push_back(false);
   return position;

@@ -58,6 +58,9 @@ class FileLowering {
   // turns out not to be one can hand its events back.
   std::int32_t addRegion(CaptureRegion region, std::int32_t parent);
   void dropRegion(std::int32_t region) { region_dead_[static_cast<std::size_t>(region)] = true; }
+  // The whole-function regions replayed by calling something (graphed callables, compiled
+  // functions), in order: every call is matched against these, not against every region.
+  const std::vector<std::size_t>& callableRegions() const { return callable_regions_; }
 
   // The value of the top-level `name = value` assignment that binds `name` (null when none).
   TSNode moduleAssignment(std::string_view name);
@@ -83,6 +86,7 @@ class FileLowering {
   void collectGlobals();  // reference_lowering.cpp
 
   std::vector<bool> region_dead_;
+  std::vector<std::size_t> callable_regions_;
   std::unordered_map<const void*, FunctionId> lambdas_;
   std::unordered_map<const void*, FunctionId> function_nodes_;
   std::unordered_map<const void*, std::int32_t> class_nodes_;

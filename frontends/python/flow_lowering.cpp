@@ -438,7 +438,7 @@ void FunctionLowering::noteFunctionCall(FunctionId function, TSNode call) {
   // A function compiled by its decorator: every call runs (and after the first, replays) the
   // recorded graph.
   const auto& regions = file_.model.regions;
-  for (std::size_t r = 0; r < regions.size(); ++r) {
+  for (std::size_t r : file_.callableRegions()) {
     const CaptureRegion& region = regions[r];
     if (region.kind != RegionKind::kCompiled || !region.whole_function ||
         region.function != function ||
@@ -486,7 +486,7 @@ ExprInfo FunctionLowering::noteCallResult(TSNode call, ExprInfo result) {
     const auto& regions = file_.model.regions;
     // graphed[1](x): the callable at that position of the graphed tuple.
     const std::int32_t position = literalIndex(function);
-    for (std::size_t r = 0; r < regions.size(); ++r) {
+    for (std::size_t r : file_.callableRegions()) {
       const CaptureRegion& region = regions[r];
       if (!isCallableRegion(region) || region.handle != path) continue;
       if (position >= 0 && region.tuple_index >= 0 && region.tuple_index != position) continue;

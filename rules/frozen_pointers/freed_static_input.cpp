@@ -5,6 +5,9 @@
 // and only names that never go anywhere else: another reference keeps the block alive.
 #include <algorithm>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
 
 #include "analyzer/engine/capture_flow.h"
 #include "analyzer/engine/check.h"
@@ -39,71 +42,114 @@ class FreedStaticInputCheck final : public Check {
                  DiagnosticSink& sink) const override {
     if (file.regions.empty()) return;
     CaptureFlow flow(file);
+    // Each region's inputs, then each home function's events once for all of them: a module
+    // with thousands of regions is read once, not once per region.
+    std::unordered_map<const FunctionModel*, HomeFacts> facts;
+    std::vector<std::vector<const RegionName*>> candidates(file.regions.size());
     for (std::size_t r = 0; r < file.regions.size(); ++r) {
       const CaptureRegion& region = file.regions[r];
       const FunctionModel* home = flow.home(r);
       if (region.dynamo_traced || region.whole_function || home == nullptr) continue;
-      if (file.language == Language::kCuda) {
-        // cudaFree frees whatever else refers to the block: no lifetime question to ask.
-        for (const RegionName& input : flow.inputs(r)) checkRelease(flow, r, *home, input, sink);
-        continue;
-      }
       for (const RegionName& input : flow.inputs(r)) {
-        if (input.name.find('.') != std::string::npos || input.value.isKnownHost()) continue;
-        if (isParameter(*home, input.name)) continue;
-        if (!freshBeforeCapture(*home, flow.span(r), input.name)) continue;
-        if (escapes(program, file, *home, input.name)) continue;
-        if (!home->is_module_level) checkHelperReturn(flow, r, *home, input, sink);
-        checkRelease(flow, r, *home, input, sink);
+        if (file.language == Language::kPython) {
+          if (input.name.find('.') != std::string::npos || input.value.isKnownHost()) continue;
+          if (isParameter(*home, input.name)) continue;
+        }
+        candidates[r].push_back(&input);
+        facts[home].names.insert(input.name);
+      }
+    }
+    for (auto& [home, home_facts] : facts) home_facts.read(program, flow, *home);
+    for (std::size_t r = 0; r < file.regions.size(); ++r) {
+      if (candidates[r].empty()) continue;
+      const FunctionModel& home = *flow.home(r);
+      const HomeFacts& known = facts.at(&home);
+      for (const RegionName* input : candidates[r]) {
+        // cudaFree frees whatever else refers to the block: no lifetime question to ask.
+        if (file.language == Language::kPython) {
+          if (!known.freshBefore(flow.span(r).begin, input->name)) continue;
+          if (known.escaping.contains(input->name)) continue;
+          if (!home.is_module_level) checkHelperReturn(flow, r, home, *input, sink);
+        }
+        checkRelease(flow, r, home, known, *input, sink);
       }
     }
   }
 
  private:
-  // The name's last binding before the capture allocated a new tensor.
-  static bool freshBeforeCapture(const FunctionModel& home, const SourceRange& capture,
-                                 const std::string& name) {
-    const Event* last = nullptr;
-    for (const Event& event : home.events) {
-      if (event.range.begin >= capture.begin) break;
-      if (event.kind == EventKind::kBind && event.target == name) last = &event;
-    }
-    return last != nullptr && (last->flags & kFlagFreshTensor) != 0;
-  }
+  // What one function's events say about the names its regions read.
+  struct HomeFacts {
+    std::unordered_set<std::string> names;  // the regions' inputs
+    // Binds of each name, in order (event.target): which allocation it holds at a capture.
+    std::unordered_map<std::string, std::vector<const Event*>> binds;
+    // Frees and binds of each name as the flow names their target: what may release it.
+    std::unordered_map<std::string, std::vector<const Event*>> releases;
+    // Names another reference may hold: stored, returned, yielded, aliased, bound to an
+    // attribute, or passed to a function of the program (which may keep it).
+    std::unordered_set<std::string> escaping;
 
-  // Could another reference to the tensor exist: the name stored, returned, yielded, aliased,
-  // bound to an attribute, or passed to a function of the program (which may keep it)?
-  static bool escapes(const ProgramModel& program, const FileModel& file,
-                      const FunctionModel& home, const std::string& name) {
-    for (const Event& event : home.events) {
-      switch (event.kind) {
-        case EventKind::kStore:
-          if (event.source == name) return true;
-          break;
-        case EventKind::kBind:
-          if (event.source == name && event.target != name) return true;
-          break;
-        case EventKind::kCall:
-          // A call that reaches no code of the program (a library module, a callable the
-          // model cannot type) is not taken to keep it, unless it builds a container of its
-          // arguments (`dict(input_ids=input_ids)`).
-          if (event.callee == kNoFunction && event.callee_qualified.empty() &&
-              !program.resolveCall(file, home, event) && !buildsContainer(file, event)) {
+    void read(const ProgramModel& program, const CaptureFlow& flow, const FunctionModel& home) {
+      const FileModel& file = flow.file();
+      for (const Event& event : home.events) {
+        if (event.kind == EventKind::kBind || event.kind == EventKind::kFree) {
+          std::string released(flow.target(event));
+          if (names.contains(released)) releases[released].push_back(&event);
+        }
+        switch (event.kind) {
+          case EventKind::kStore:
+            if (names.contains(event.source)) escaping.insert(event.source);
             break;
-          }
-          for (const Value& argument : event.args) {
-            if (argument.text == name) return true;
-          }
-          for (const KeywordArg& keyword : event.keywords) {
-            if (keyword.value.text == name) return true;
-          }
-          break;
-        default:
-          break;
+          case EventKind::kBind:
+            if (names.contains(event.target)) binds[event.target].push_back(&event);
+            if (event.source != event.target && names.contains(event.source)) {
+              escaping.insert(event.source);
+            }
+            break;
+          case EventKind::kCall:
+            noteCallArguments(program, file, home, event);
+            break;
+          default:
+            break;
+        }
       }
     }
-    return false;
-  }
+
+    // A call that reaches no code of the program (a library module, a callable the model
+    // cannot type) is not taken to keep its arguments, unless it builds a container of them
+    // (`dict(input_ids=input_ids)`). The call is resolved only when it passes a region input.
+    void noteCallArguments(const ProgramModel& program, const FileModel& file,
+                           const FunctionModel& home, const Event& event) {
+      std::vector<const std::string*> passed;
+      for (const Value& argument : event.args) {
+        if (names.contains(argument.text) && !escaping.contains(argument.text)) {
+          passed.push_back(&argument.text);
+        }
+      }
+      for (const KeywordArg& keyword : event.keywords) {
+        if (names.contains(keyword.value.text) && !escaping.contains(keyword.value.text)) {
+          passed.push_back(&keyword.value.text);
+        }
+      }
+      if (passed.empty()) return;
+      if (event.callee == kNoFunction && event.callee_qualified.empty() &&
+          !program.resolveCall(file, home, event) && !buildsContainer(file, event)) {
+        return;
+      }
+      for (const std::string* name : passed) escaping.insert(*name);
+    }
+
+    // Did the name's last binding before `offset` allocate a new tensor?
+    bool freshBefore(std::uint32_t offset, const std::string& name) const {
+      auto it = binds.find(name);
+      if (it == binds.end()) return false;
+      const Event* last = nullptr;
+      for (const Event* event : it->second) {
+        if (event->range.begin >= offset) break;
+        last = event;
+      }
+      return last != nullptr && (last->flags & kFlagFreshTensor) != 0;
+    }
+  };
 
   static bool buildsContainer(const FileModel& file, const Event& event) {
     if (event.call == kNoRef || event.call >= file.references.size()) return false;
@@ -166,13 +212,16 @@ class FreedStaticInputCheck final : public Check {
 
   // `del x` or `x = None` while the graph is still replayed afterwards.
   static void checkRelease(const CaptureFlow& flow, std::size_t r, const FunctionModel& home,
-                           const RegionName& input, DiagnosticSink& sink) {
+                           const HomeFacts& known, const RegionName& input, DiagnosticSink& sink) {
     const FileModel& file = flow.file();
     const CaptureRegion& region = file.regions[r];
-    for (const Event& event : home.events) {
-      bool freed = event.kind == EventKind::kFree && flow.target(event) == input.name;
-      bool released = event.kind == EventKind::kBind && flow.target(event) == input.name &&
-                      event.subject.isKnownHost() && file.language == Language::kPython;
+    auto found = known.releases.find(input.name);
+    if (found == known.releases.end()) return;
+    for (const Event* releasing : found->second) {
+      const Event& event = *releasing;
+      bool freed = event.kind == EventKind::kFree;
+      bool released = event.kind == EventKind::kBind && event.subject.isKnownHost() &&
+                      file.language == Language::kPython;
       if (!freed && !released) continue;
       if (!flow.afterCapture(r, home, event.range.begin)) continue;
       const CaptureFlow::Site* replay = flow.replayAfter(r, home, event.range.begin);
