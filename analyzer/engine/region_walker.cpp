@@ -1,5 +1,6 @@
 #include "analyzer/engine/region_walker.h"
 
+#include <algorithm>
 #include <bit>
 #include <optional>
 #include <set>
@@ -270,6 +271,31 @@ class Walk {
 
 }  // namespace
 
+namespace {
+
+// Is the parameter a host scalar by its annotation (`float`, `int`, `bool`, `str`) or its
+// default (a number, a string, a boolean)? A parameter of unknown type is not one.
+bool isHostScalarParameter(const FileModel& file, const Parameter& parameter) {
+  auto reference = [&](RefId id) -> const Reference* {
+    return id < file.references.size() ? &file.references[id] : nullptr;
+  };
+  if (const Reference* annotation = reference(parameter.annotation)) {
+    // `x: float` is an instance of what the name `float` names.
+    const Reference* named = annotation->kind == Reference::Kind::kInstanceOf &&
+                                     !annotation->operands.empty()
+                                 ? reference(annotation->operands[0])
+                                 : nullptr;
+    if (named == nullptr || named->kind != Reference::Kind::kGlobal) return false;
+    const std::string& name = named->name;
+    return name == "builtins.float" || name == "builtins.int" || name == "builtins.bool" ||
+           name == "builtins.str";
+  }
+  const Reference* default_value = reference(parameter.default_value);
+  return default_value != nullptr && default_value->kind == Reference::Kind::kHost;
+}
+
+}  // namespace
+
 void RegionWalker::walk(const FileModel& file, std::size_t region_index,
                         const Visitor& visit) const {
   const CaptureRegion& region = file.regions[region_index];
@@ -280,6 +306,23 @@ void RegionWalker::walk(const FileModel& file, std::size_t region_index,
     params[i] = i < region.param_values.size() && region.param_values[i].kind != ValueKind::kUnknown
                     ? region.param_values[i]
                     : start.function->params[i].declared;
+  }
+  if (region.lazy && !region.whole_function && start.file->language == Language::kPython) {
+    // Captured on the first call only: every later call replays the graph with the first
+    // call's host arguments, unless the graphs are cached by that parameter.
+    const FunctionModel& home = *start.function;
+    for (std::size_t i = home.has_self ? 1 : 0; i < params.size(); ++i) {
+      const Parameter& parameter = home.params[i];
+      if (parameter.variadic || params[i].kind != ValueKind::kUnknown) continue;
+      if (std::find(region.cache_keys.begin(), region.cache_keys.end(), parameter.name) !=
+          region.cache_keys.end()) {
+        continue;
+      }
+      if (!isHostScalarParameter(*start.file, parameter)) continue;
+      params[i].kind = ValueKind::kHostVarying;
+      params[i].origin = ValueOrigin::kLazyParameter;
+      params[i].text = parameter.name;
+    }
   }
   Walk walk(program_, file, region, static_cast<std::int32_t>(region_index), visit);
   const auto index = static_cast<std::int32_t>(region_index);

@@ -310,6 +310,12 @@ struct CaptureRegion {
   FunctionId pending_scope = kNoFunction;
   // The body region this one is nested in (-1 when none).
   std::int32_t parent = -1;
+  // Captured under a lazy-initialization guard (`if self.graph is None:`, `if bs not in
+  // self.graphs:`): on the first call of its function, and replayed by every later call with
+  // that call's arguments. `cache_keys`: the parameters the graphs are cached by (one graph per
+  // value), which do not vary for the graph that was captured with them.
+  bool lazy = false;
+  std::vector<std::string> cache_keys;
 };
 
 struct SourceComment {

@@ -28,6 +28,7 @@ enum class ValueOrigin : std::uint8_t {
   kReassigned,      // assigned again after the capture (C++: before the graph launch; Python:
                     // later in the function, or in a loop around a capture made only once)
   kCaptureQuery,    // is_current_stream_capturing(): true exactly while capturing (GS104's)
+  kLazyParameter,   // a host parameter of a function that captures on its first call only
 };
 
 struct Value {

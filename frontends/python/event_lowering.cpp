@@ -627,10 +627,20 @@ void FunctionLowering::lowerIf(TSNode node) {
   // Per if/elif clause: where its condition's events start and end, and where its body's end.
   std::vector<std::array<std::size_t, 3>> clauses{{before, events_.size(), 0}};
   host_.once_depth += once ? 1 : 0;
+  const bool lazy = once && !isCaptureOnly(field(node, g_.f_condition), before);
+  const std::size_t keys_before = host_.cache_keys.size();
+  if (lazy) {
+    ++host_.lazy_depth;
+    noteCacheKeys(field(node, g_.f_condition), host_.cache_keys);
+  }
   NarrowMark narrowed = narrowBy(field(node, g_.f_condition), true);
   lowerConditionalBlock(field(node, g_.f_consequence));
   endNarrowing(narrowed);
   host_.once_depth -= once ? 1 : 0;
+  if (lazy) {
+    --host_.lazy_depth;
+    host_.cache_keys.resize(keys_before);
+  }
   clauses.back()[2] = events_.size();
   if (sense == -1) markEagerOnly(clauses.back()[1], events_.size());
   if (once && isCaptureOnly(field(node, g_.f_condition), before)) {
@@ -779,6 +789,7 @@ void FunctionLowering::openWithRegion(TSNode item, const CallArguments& syntax,
   region.pending = pending;
   region.pending_ref = pending_ref;
   region.pending_scope = id_;
+  noteLazyCapture(region);
   if (pending == CaptureRegion::Pending::kNo) describeGraphContext(file_.text, syntax, region);
   std::int32_t index = file_.addRegion(std::move(region), currentRegion());
   region_stack_.push_back(index);

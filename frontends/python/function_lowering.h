@@ -154,6 +154,11 @@ class FunctionLowering {
   void markGuard(TSNode if_statement, std::size_t first_event);  // host_value_origins.cpp
   // ---- blocks that run once by design (once_blocks.cpp) ----
   bool runsOnce(TSNode if_statement, std::size_t first_event) const;
+  // The names a lazy-initialization guard caches by: those of the key in `key not in cache`.
+  void noteCacheKeys(TSNode condition, std::vector<std::string>& keys) const;
+  // A capture opened under a lazy-initialization guard: made on the first call, replayed by
+  // the later ones (CaptureRegion::lazy).
+  void noteLazyCapture(CaptureRegion& region) const;
   bool isCaptureOnly(TSNode condition, std::size_t first_event) const;
   bool writesGuarded(TSNode block, std::string_view guarded, int depth) const;
   bool isExtraSyncFunction(std::string_view qualified) const;

@@ -41,6 +41,10 @@ struct FunctionHostFacts {
   std::unordered_set<std::string_view> outer_names;  // `global` / `nonlocal` declarations
   // Nesting of blocks that run once by design (once_blocks.cpp).
   int once_depth = 0;
+  // Of those, the lazy-initialization guards (not capture-only blocks), and the names each one
+  // caches by (`bs` in `if bs not in self.graphs:`): a capture opened under one is lazy.
+  int lazy_depth = 0;
+  std::vector<std::string> cache_keys;
   // The region whose body last bound each local name (-1: outside any region).
   std::unordered_map<std::string_view, std::int32_t> bound_in;
 };

@@ -104,4 +104,36 @@ bool FunctionLowering::runsOnce(TSNode if_statement, std::size_t first_event) co
   return !guarded.empty() && writesGuarded(field(if_statement, g_.f_consequence), guarded, 0);
 }
 
+void FunctionLowering::noteCacheKeys(TSNode condition, std::vector<std::string>& keys) const {
+  condition = unparenthesize(file_.pool, condition);
+  if (!is(condition, g_.comparison_operator)) return;
+  bool not_in = false;
+  TSNode key{};
+  for (Children it(file_.pool, condition, true); it.valid(); it.next()) {
+    if (it.field() == g_.f_operators) {
+      not_in = not_in || ts_node_symbol(it.node()) == g_.op_not_in;
+      continue;
+    }
+    if (isNull(key) && ts_node_is_named(it.node()) && !is(it.node(), g_.comment)) key = it.node();
+  }
+  if (!not_in || isNull(key)) return;
+  // `bs`, `(bs, dtype)`, `key(bs)`: every name in the key expression.
+  std::vector<TSNode> pending{key};
+  while (!pending.empty() && keys.size() < 64) {
+    TSNode node = pending.back();
+    pending.pop_back();
+    if (is(node, g_.identifier)) {
+      keys.emplace_back(textOf(node));
+      continue;
+    }
+    for (Children it(file_.pool, node); it.valid(); it.next()) pending.push_back(it.node());
+  }
+}
+
+void FunctionLowering::noteLazyCapture(CaptureRegion& region) const {
+  if (host_.lazy_depth == 0) return;
+  region.lazy = true;
+  region.cache_keys = host_.cache_keys;
+}
+
 }  // namespace graphsafe::python

@@ -118,7 +118,8 @@ void FunctionLowering::noteHostWrite(TSNode target, const ExprInfo& base, const 
     if (lifetimeOf(field(target, g_.f_object)) == Lifetime::kFresh) return;
     if (info.value.isTensor() || info.pageable) return;
     if (!info.value.isKnownHost() && info.value.param_deps == 0) return;
-    emitHostEffect(statement, "attribute", info.value, target, kFlagNone);
+    emitHostEffect(statement, augmented ? "attribute update" : "attribute assignment",
+                   info.value, target, kFlagNone);
     return;
   }
   if (symbol == g_.subscript) {
@@ -126,7 +127,10 @@ void FunctionLowering::noteHostWrite(TSNode target, const ExprInfo& base, const 
     if (base.pageable || lifetimeOf(container) == Lifetime::kFresh) return;
     Value stored = augmented && base.value.isKnownHost() ? hostConstant() : info.value;
     std::optional<Value> subject = hostSubject(base.value, stored);
-    if (subject) emitHostEffect(statement, "item assignment", *subject, target, kFlagNone);
+    if (subject) {
+      emitHostEffect(statement, augmented ? "item update" : "item assignment", *subject, target,
+                     kFlagNone);
+    }
   }
 }
 

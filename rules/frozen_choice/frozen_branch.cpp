@@ -42,7 +42,7 @@ class FrozenBranchCheck final : public Check {
       return;
     }
     Value value = context.resolve(event.subject);
-    if (!isFrozenHostValue(value) || reachedThroughRunOnce(context)) return;
+    if (!variesBetweenReplays(context, value) || reachedThroughRunOnce(context)) return;
     if (asksAboutCapture(context.function->events, event)) return;
     const std::string what = "`" + event.subject.text + "`";
     if (event.kind == EventKind::kLoop) {

@@ -18,7 +18,7 @@ class FrozenShapeCheck final : public Check {
                         DiagnosticSink& sink) const override {
     if (event.kind != EventKind::kShapeUse) return;
     Value value = context.resolve(event.subject);
-    if (!isFrozenHostValue(value) || reachedThroughRunOnce(context)) return;
+    if (!variesBetweenReplays(context, value) || reachedThroughRunOnce(context)) return;
     // A slice or view of something that turns out not to be a tensor on this path (a list).
     if (!event.args.empty() && !context.resolve(event.args.front()).isTensor()) return;
     const std::string what =

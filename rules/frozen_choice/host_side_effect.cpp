@@ -4,6 +4,7 @@
 // GS401 alone; logging is reported as a warning (it loses messages, not results).
 #include "analyzer/engine/check.h"
 #include "rules/frozen_choice/run_once_path.h"
+#include "rules/frozen_choice/varying_value.h"
 
 namespace graphsafe {
 
@@ -41,6 +42,16 @@ class HostSideEffectCheck final : public Check {
     const bool logging = (event.flags & kFlagLogging) != 0;
     const bool output = logging || event.api == "builtins.print";
     const std::string what = "`" + event.text + "`";
+    // On an object other than the capturing one, a constant assigned to an attribute (a flag
+    // set, a cache reset) leaves the state a replay would leave: only other code changing it
+    // between replays would tell, and that is not known. An update (`+=`), a value computed
+    // from the state (`s[0] = s[0] + 1`) and a varying value are reported.
+    const Value subject = context.resolve(event.subject);
+    if (!onCapturingObject(context) && event.subject.kind == ValueKind::kHostConstant &&
+        event.subject.param_deps == 0 && event.subject.origin == ValueOrigin::kLiteral &&
+        event.api == "attribute assignment") {
+      return;
+    }
     if (output) {
       if (synchronizesInside(context, event)) return;
       sink.report(context, event.range,
@@ -52,7 +63,7 @@ class HostSideEffectCheck final : public Check {
                   std::nullopt, logging ? std::optional(Severity::kWarning) : std::nullopt);
       return;
     }
-    if (!context.resolve(event.subject).isKnownHost()) return;
+    if (!subject.isKnownHost()) return;
     sink.report(context, event.range,
                 what +
                     " changes Python state under capture: it runs once, when the graph is "

@@ -7,6 +7,22 @@ bool isFrozenHostValue(const Value& value) {
          value.origin != ValueOrigin::kCaptureQuery;
 }
 
+bool onCapturingObject(const RegionContext& context) {
+  if (context.path.empty()) return true;
+  if (context.file != context.region_file || context.region->function == kNoFunction) {
+    return false;
+  }
+  const auto home = static_cast<std::size_t>(context.region->function);
+  if (home >= context.region_file->functions.size()) return false;
+  const FunctionModel& capturing = context.region_file->functions[home];
+  return capturing.class_index >= 0 && context.function->class_index == capturing.class_index;
+}
+
+bool variesBetweenReplays(const RegionContext& context, const Value& value) {
+  if (!isFrozenHostValue(value)) return false;
+  return value.origin != ValueOrigin::kAttribute || onCapturingObject(context);
+}
+
 std::string whyItVaries(const Value& value) {
   switch (value.origin) {
     case ValueOrigin::kParameter:
@@ -21,6 +37,9 @@ std::string whyItVaries(const Value& value) {
     case ValueOrigin::kHostCall:
       return "it comes from a call that returns a new value each time (a clock, a random "
              "generator, a scheduler or optimizer setting)";
+    case ValueOrigin::kLazyParameter:
+      return "it comes from a host parameter of a function that captures the graph on its "
+             "first call only and replays it on every later call, whatever that call passes";
     case ValueOrigin::kReassigned:
       return "it is assigned again after the capture, while the graph is replayed";
     default:

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "analyzer/engine/check.h"
 #include "analyzer/model/value.h"
 
 namespace graphsafe {
@@ -13,6 +14,17 @@ namespace graphsafe {
 // left out: reading it is a host synchronization, which GS401 reports on its own; so is the
 // answer of a capture query, which is GS104's.
 bool isFrozenHostValue(const Value& value);
+
+// The same, where the value is read: an attribute that methods other than __init__ assign is
+// known to change between replays only on the object that captures (the region's own code and
+// the methods of its class, where `self` is that object). On another object the capture
+// reaches (a model's layer, a library's container) nothing says the writes happen between
+// replays, and unknown stays quiet.
+bool variesBetweenReplays(const RegionContext& context, const Value& value);
+
+// Is the code of `context` the region's own, or a method of the class whose method holds the
+// region (its `self` is the capturing object)?
+bool onCapturingObject(const RegionContext& context);
 
 // "it is the variable of a loop around the capture, ...": why `value` varies.
 std::string whyItVaries(const Value& value);
