@@ -277,8 +277,21 @@ RunResult analyzeAll(const std::vector<SourceFilePtr>& sources, const EngineOpti
 
   const auto& files = program.files();
   std::vector<std::vector<Diagnostic>> per_file(files.size());
-  parallelFor(files.size(), options.jobs,
-              [&](std::size_t i) { per_file[i] = checkFile(program, files[i], enabled); });
+  // The files with capture regions ask the program model's evaluator, whose answers under its
+  // budgets depend on the order of the questions: they are checked one after another, in file
+  // order, so that a run gives the same findings whatever `jobs` says. The others (most files)
+  // ask nothing of it and are checked in parallel.
+  std::vector<std::size_t> rest;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    if (files[i].regions.empty()) {
+      rest.push_back(i);
+    } else {
+      per_file[i] = checkFile(program, files[i], enabled);
+    }
+  }
+  parallelFor(rest.size(), options.jobs, [&](std::size_t k) {
+    per_file[rest[k]] = checkFile(program, files[rest[k]], enabled);
+  });
 
   RunResult result;
   result.files_analyzed = files.size();

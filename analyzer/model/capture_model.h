@@ -129,7 +129,10 @@ struct Event {
   bool arguments_complete = true;
   // The innermost StaticTest (in FunctionModel::tests) the event runs under, or -1.
   std::int32_t test = -1;
-  FunctionId callee = kNoFunction;  // kCall: a function of the same file, when resolved
+  // kCall: a function of the same file, when resolved. kHostSideEffect: the enclosing function
+  // whose local the effect changes (a closure's state: `nonlocal n; n += 1`, `handles.pop()`
+  // on the outer function's list), kNoFunction otherwise.
+  FunctionId callee = kNoFunction;
   // kCall into another file: the callee's qualified name for the cross-file index.
   std::string callee_qualified;
   // Index of the region (in FileModel::regions) whose body lexically holds this event, or -1.

@@ -106,15 +106,15 @@ TypeId TypeEvaluator::callResult(TypeId callee, const CallArguments& arguments) 
 }
 
 TypeId TypeEvaluator::returnType(std::uint32_t function, std::vector<TypeId> params,
-                                 FrameId closure) {
+                                 FrameId closure, bool exact) {
   const FunctionModel& model = index_.function(function);
   if (model.returns == kNoRef && model.yields == kNoRef) {
     return types_.atom({Atom::Kind::kNone, 0, 0, 0});
   }
   // Under its arguments' types a few calls deep; past that, what it returns for any call (a
   // closure keeps the frame it was made in: that is what tells one wrapper from another).
-  const FrameId frame = context_depth_ < kMaxContextDepth
-                            ? this->frame(function, std::move(params), closure)
+  const FrameId frame = exact || context_depth_ < kMaxContextDepth
+                            ? this->frame(function, std::move(params), closure, exact)
                             : this->frame(function, {}, closure);
   ++context_depth_;
   TypeId result = kBottom;

@@ -73,7 +73,7 @@ FrameId TypeEvaluator::plainFrame(std::uint32_t function) {
 }
 
 FrameId TypeEvaluator::frame(std::uint32_t function, std::vector<TypeId> params,
-                             FrameId closure) {
+                             FrameId closure, bool exact) {
   bool any = std::any_of(params.begin(), params.end(), [](TypeId t) { return t != kBottom; });
   if (!any && closure == kNoId) return plainFrame(function);
   std::string key(reinterpret_cast<const char*>(&function), sizeof(function));
@@ -81,7 +81,7 @@ FrameId TypeEvaluator::frame(std::uint32_t function, std::vector<TypeId> params,
   key.append(reinterpret_cast<const char*>(params.data()), params.size() * sizeof(TypeId));
   auto it = frame_ids_.find(key);
   if (it != frame_ids_.end()) return it->second;
-  if (context_frames_[function] >= kMaxFramesPerFunction) {
+  if (!exact && context_frames_[function] >= kMaxFramesPerFunction) {
     // Enough frames of this function: the closure alone (what tells wrappers apart) is kept.
     if (closure == kNoId || !any) return plainFrame(function);
     return this->frame(function, {}, closure);
@@ -476,6 +476,11 @@ TypeId TypeEvaluator::applyDecorators(std::uint32_t function, FrameId closure, T
       arguments.positional.push_back(type);
       switch (atom.kind) {
         case Atom::Kind::kFunction:
+          // The decorator's result for this function alone: an identity decorator applied to
+          // hundreds of functions must not hand each one all of them.
+          applied = types_.join(applied, returnType(atom.a, bindParameters(atom.a, arguments, {}),
+                                                    atom.c - 1, /*exact=*/true));
+          break;
         case Atom::Kind::kBoundMethod:
         case Atom::Kind::kClass:
         case Atom::Kind::kInstance:

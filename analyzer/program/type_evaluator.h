@@ -63,7 +63,10 @@ class TypeEvaluator {
   FrameId plainFrame(std::uint32_t function);
   // A frame whose parameters hold `params` (kBottom where not known: the context-free type),
   // nested in `closure` (the frame of the enclosing function it was created in, or kNoId).
-  FrameId frame(std::uint32_t function, std::vector<TypeId> params, FrameId closure = kNoId);
+  // `exact`: never folded into the context-free frame when the function has many frames (a
+  // decorator applied to one function: its result must be that function's, not every one's).
+  FrameId frame(std::uint32_t function, std::vector<TypeId> params, FrameId closure = kNoId,
+                bool exact = false);
   std::uint32_t frameFunction(FrameId frame) const { return frames_[frame].function; }
   const std::vector<TypeId>& frameParams(FrameId frame) const { return frames_[frame].params; }
   FrameId frameClosure(FrameId frame) const { return frames_[frame].closure; }
@@ -109,8 +112,10 @@ class TypeEvaluator {
   // Every call of `function` the program makes, with the types its parameters take there.
   void forEachCall(std::uint32_t function,
                    const std::function<void(const CallSite&, const std::vector<TypeId>&)>& visit);
-  // What calling it returns under those parameter types.
-  TypeId returnType(std::uint32_t function, std::vector<TypeId> params, FrameId closure = kNoId);
+  // What calling it returns under those parameter types (`exact`: under them whatever the
+  // depth of contexts or the number of frames; see frame()).
+  TypeId returnType(std::uint32_t function, std::vector<TypeId> params, FrameId closure = kNoId,
+                    bool exact = false);
   // The function a module instance's call runs (`__call__`, else nn.Module's `forward`).
   std::uint32_t callMethodOf(std::uint32_t class_id);
 

@@ -159,6 +159,9 @@ class FunctionLowering {
   // A capture opened under a lazy-initialization guard: made on the first call, replayed by
   // the later ones (CaptureRegion::lazy).
   void noteLazyCapture(CaptureRegion& region) const;
+  // The enclosing function (not the module) whose local the root name of `target` is, or
+  // kNoFunction: what a closure's side effect changes.
+  FunctionId enclosingOwner(TSNode target) const;
   bool isCaptureOnly(TSNode condition, std::size_t first_event) const;
   bool writesGuarded(TSNode block, std::string_view guarded, int depth) const;
   bool isExtraSyncFunction(std::string_view qualified) const;

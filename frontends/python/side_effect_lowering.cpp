@@ -87,6 +87,34 @@ void FunctionLowering::emitHostEffect(TSNode range_node, std::string api, const 
   event.text = file_.text.brief(range_node);
   event.subject = described(subject, subject_node);
   event.flags = flags;
+  event.callee = enclosingOwner(subject_node);
+}
+
+FunctionId FunctionLowering::enclosingOwner(TSNode target) const {
+  // The root name of `a.b[c].d`.
+  for (int depth = 0; depth < 32 && !isNull(target) && !is(target, g_.identifier); ++depth) {
+    if (is(target, g_.attribute)) {
+      target = field(target, g_.f_object);
+    } else if (is(target, g_.subscript)) {
+      target = field(target, g_.f_value);
+    } else if (is(target, g_.call)) {
+      target = field(target, g_.f_function);
+    } else {
+      return kNoFunction;
+    }
+  }
+  if (isNull(target) || !is(target, g_.identifier)) return kNoFunction;
+  const std::string_view name = textOf(target);
+  // A local of this function, unless declared `nonlocal` (a `global` finds no function).
+  if (findLocal(name) != nullptr && !host_.outer_names.contains(name)) return kNoFunction;
+  const auto& functions = file_.index.functions;
+  for (FunctionId scope = functions[id_].parent; scope != kNoFunction && scope != 0;
+       scope = functions[scope].parent) {
+    if (scope < file_.final_bindings.size() && file_.final_bindings[scope].contains(name)) {
+      return scope;
+    }
+  }
+  return kNoFunction;
 }
 
 void FunctionLowering::noteGlobalDeclaration(TSNode statement) {

@@ -42,6 +42,15 @@ class HostSideEffectCheck final : public Check {
     const bool logging = (event.flags & kFlagLogging) != 0;
     const bool output = logging || event.api == "builtins.print";
     const std::string what = "`" + event.text + "`";
+    // A closure changing a local of a function that itself runs under this capture: state that
+    // lives and dies within the captured call. (The region's own function binds its locals
+    // before the capture, unless the whole function is what is captured.)
+    if (event.callee != kNoFunction && event.callee < context.file->functions.size()) {
+      const FunctionModel* owner = &context.file->functions[event.callee];
+      for (std::size_t i = context.region->whole_function ? 0 : 1; i < context.path.size(); ++i) {
+        if (context.path[i].file == context.file && context.path[i].caller == owner) return;
+      }
+    }
     // On an object other than the capturing one, a constant assigned to an attribute (a flag
     // set, a cache reset) leaves the state a replay would leave: only other code changing it
     // between replays would tell, and that is not known. An update (`+=`), a value computed
