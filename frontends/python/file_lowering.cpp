@@ -1,5 +1,7 @@
 #include "frontends/python/file_lowering.h"
 
+#include <algorithm>
+
 #include "analyzer/model/entry_points.h"
 #include "analyzer/model/region_removal.h"
 
@@ -115,7 +117,13 @@ bool FileLowering::moduleGlobal(std::string_view name, ExprInfo& out) const {
   if (it == module.end()) return false;
   out = it->second;
   auto count = index.module_bindings.find(name);
-  bool rebound = (count != index.module_bindings.end() && count->second > 1) ||
+  // Bound more than once by module-level code: at import (`try: import te; HAVE_TE = True
+  // except ImportError: HAVE_TE = False`), which is over before any function runs, unless the
+  // module's own code captures (a script that rebinds it between replays). Functions writing it
+  // through `global` change it whenever they run.
+  bool module_captures = std::any_of(model.regions.begin(), model.regions.end(),
+                                     [](const CaptureRegion& region) { return region.function == 0; });
+  bool rebound = (count != index.module_bindings.end() && count->second > 1 && module_captures) ||
                  index.globals_written.contains(name);
   if (out.value.kind == ValueKind::kHostVarying) {
     out.value.origin = ValueOrigin::kGlobal;
