@@ -215,6 +215,18 @@ TypeId TypeEvaluator::libraryCall(std::string_view name, const CallArguments& ar
                                                                              : Holder::kList;
     return container(holder, element(argument(0)));
   }
+  if (name == "builtins.getattr" && arguments.positional.size() >= 2) {
+    // getattr(obj, "name"[, default]) with the name a literal: the attribute itself.
+    const auto& spelled = types_.atoms(argument(1));
+    if (spelled.size() != 1 || spelled.front().kind != Atom::Kind::kHost ||
+        spelled.front().a == 0 || types_.hasUnknown(argument(1))) {
+      return kUnknown;
+    }
+    std::string_view key = types_.nameAt(spelled.front().a);
+    if (!key.starts_with("s:")) return kUnknown;
+    TypeId found = attributeType(argument(0), key.substr(2));
+    return arguments.positional.size() >= 3 ? types_.join(found, argument(2)) : found;
+  }
   if (name == "builtins.iter") return argument(0);
   if (name == "builtins.next") return element(argument(0));
   if (name == "builtins.map" && arguments.positional.size() >= 2) {
