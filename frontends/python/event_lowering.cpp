@@ -338,7 +338,9 @@ void FunctionLowering::recordSelfAttribute(std::string_view name, const ExprInfo
     facts.plain_everywhere =
         facts.plain_everywhere && info.object == ObjectKind::kNone && info.function == kNoFunction;
   }
-  if (file_.model.functions[id_].name != "__init__") facts.written_after_init = true;
+  if (file_.model.functions[id_].name != "__init__" && !file_.isConstructionHelper(id_)) {
+    facts.written_after_init = true;
+  }
 }
 
 ExprInfo FunctionLowering::attributeRead(const AttributeFacts& facts) const {

@@ -135,7 +135,43 @@ bool FileLowering::moduleGlobal(std::string_view name, ExprInfo& out) const {
   return true;
 }
 
+void FileLowering::collectConstructionHelpers() {
+  // Methods that only construction calls: called as `self.m(` from __init__ (or from such a
+  // helper) and from no other method of the class. Read lexically from the methods' text.
+  for (const ClassDecl& decl : index.classes) {
+    auto init = decl.methods.find("__init__");
+    if (init == decl.methods.end()) continue;
+    auto calls = [&](FunctionId caller, std::string_view method) {
+      const FunctionDecl& function = index.functions[caller];
+      if (isNull(function.node) || !function.has_self || function.param_names.empty()) return false;
+      std::string needle = std::string(text.of(function.param_names.front())) + "." +
+                           std::string(method) + "(";
+      return text.of(function.node).find(needle) != std::string_view::npos;
+    };
+    std::unordered_set<FunctionId> helpers{init->second};
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (const auto& [name, method] : decl.methods) {
+        if (helpers.contains(method)) continue;
+        bool from_construction = false;
+        bool from_elsewhere = false;
+        for (const auto& [other_name, other] : decl.methods) {
+          if (other == method || !calls(other, name)) continue;
+          (helpers.contains(other) ? from_construction : from_elsewhere) = true;
+        }
+        if (from_construction && !from_elsewhere) {
+          helpers.insert(method);
+          grew = true;
+        }
+      }
+    }
+    helpers.erase(init->second);
+    construction_helpers_.insert(helpers.begin(), helpers.end());
+  }
+}
+
 void FileLowering::collectClassFacts() {
+  collectConstructionHelpers();
   // What each class's methods assign to self.<name>: __init__ first, so that the other
   // methods already see the attributes it creates.
   for (const ClassDecl& decl : index.classes) {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "analyzer/engine/analysis_settings.h"
@@ -58,6 +59,11 @@ class FileLowering {
   // turns out not to be one can hand its events back.
   std::int32_t addRegion(CaptureRegion region, std::int32_t parent);
   void dropRegion(std::int32_t region) { region_dead_[static_cast<std::size_t>(region)] = true; }
+  // A method only construction calls (`self._init_values()` from __init__, and from nowhere
+  // else in the class): what it assigns is part of construction, not state changed later.
+  bool isConstructionHelper(FunctionId method) const {
+    return construction_helpers_.contains(method);
+  }
   // The whole-function regions replayed by calling something (graphed callables, compiled
   // functions), in order: every call is matched against these, not against every region.
   const std::vector<std::size_t>& callableRegions() const { return callable_regions_; }
@@ -78,6 +84,7 @@ class FileLowering {
   bool moduleGlobal(std::string_view name, ExprInfo& out) const;
 
  private:
+  void collectConstructionHelpers();
   void collectClassFacts();
   void addDecoratorRegions();
   void addEntryPointRegions();
@@ -87,6 +94,7 @@ class FileLowering {
 
   std::vector<bool> region_dead_;
   std::vector<std::size_t> callable_regions_;
+  std::unordered_set<FunctionId> construction_helpers_;
   std::unordered_map<const void*, FunctionId> lambdas_;
   std::unordered_map<const void*, FunctionId> function_nodes_;
   std::unordered_map<const void*, std::int32_t> class_nodes_;
