@@ -158,6 +158,9 @@ struct Event {
   // kBind / kStore: the value is an output of this region (index in FileModel::regions): bound
   // inside its body, or returned by a call of its graphed/compiled callable. -1 otherwise.
   std::int32_t output_of = -1;
+  // kStore: the kept value as a reference (FileModel::references), so that the program model
+  // can tell what a call returned (`outs.append(runner.run(x))`); kNoRef when not known.
+  RefId value = kNoRef;
 };
 
 struct Parameter {
@@ -229,6 +232,10 @@ struct FunctionModel {
   std::vector<RefId> decorators;
   // A `yield` inside one of its body regions (a @contextmanager that captures): that region.
   std::int32_t yield_region = -1;
+  // It returns an output of this region (index in FileModel::regions), outside the region's
+  // body (`self.graph.replay(); return self.static_out`), at `returned_output_at`; -1 otherwise.
+  std::int32_t returned_output = -1;
+  SourceRange returned_output_at;
   // The builtins it calls that lowering handles itself (len, range, print, super, ...), by
   // name, for the call graph.
   std::vector<std::string> builtin_calls;

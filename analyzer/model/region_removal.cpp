@@ -30,6 +30,9 @@ void dropRegions(FileModel& file, const std::vector<bool>& dead) {
     if (function.yield_region >= 0) {
       function.yield_region = remap[static_cast<std::size_t>(function.yield_region)];
     }
+    if (function.returned_output >= 0) {
+      function.returned_output = remap[static_cast<std::size_t>(function.returned_output)];
+    }
     for (Event& event : function.events) {
       if (event.region >= 0) event.region = remap[static_cast<std::size_t>(event.region)];
       if (event.output_of >= 0) event.output_of = remap[static_cast<std::size_t>(event.output_of)];

@@ -71,6 +71,13 @@ std::vector<program::CallTarget> ProgramModel::callTargets(FrameId caller, const
   return it->second;
 }
 
+const program::ReplayFacts& ProgramModel::replayFacts() const {
+  std::call_once(replay_facts_once_, [this] {
+    replay_facts_ = std::make_unique<program::ReplayFacts>(files_, *index_);
+  });
+  return *replay_facts_;
+}
+
 FunctionRef ProgramModel::resolveCall(const FileModel& file, const FunctionModel& caller,
                                       const Event& call) const {
   if (call.kind != EventKind::kCall) return {};

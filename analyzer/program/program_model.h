@@ -16,6 +16,7 @@
 
 #include "analyzer/model/capture_model.h"
 #include "analyzer/program/call_targets.h"
+#include "analyzer/program/replay_facts.h"
 
 namespace graphsafe {
 
@@ -56,6 +57,11 @@ class ProgramModel {
     return (context_kinds_ & (1u << static_cast<unsigned>(kind))) != 0;
   }
 
+  // Functions whose calls replay a graph and return its output, or capture lazily reading
+  // their own parameters (analyzer/program/replay_facts.h). Built on first use, once the
+  // regions are settled (thread-safe).
+  const program::ReplayFacts& replayFacts() const;
+
   // Direct access for the model's own reports (regions, call graph). Not thread-safe.
   program::TypeEvaluator& evaluator() const { return *evaluator_; }
   const program::ProgramIndex& index() const { return *index_; }
@@ -68,6 +74,8 @@ class ProgramModel {
   std::unique_ptr<program::TypeEvaluator> evaluator_;
   unsigned context_kinds_ = 0;
   mutable std::mutex mutex_;
+  mutable std::once_flag replay_facts_once_;
+  mutable std::unique_ptr<program::ReplayFacts> replay_facts_;
   mutable std::unordered_map<std::uint64_t, std::vector<program::CallTarget>> targets_;
 };
 

@@ -29,6 +29,8 @@ void readArguments(CursorPool& pool, const SourceText& text, TSNode arguments, C
       if (!isNull(name) && !isNull(value)) out.keywords.emplace_back(text.of(name), value);
     } else if (symbol == g.list_splat || symbol == g.dictionary_splat) {
       out.has_splat = true;
+      TSNode spread = firstNamedChild(pool, argument);
+      if (!isNull(spread)) out.splats.push_back(spread);
     } else if (!out.has_splat) {
       out.positional.push_back(argument);
     }

@@ -13,10 +13,12 @@ struct CallArguments {
   std::vector<TSNode> positional;
   std::vector<std::pair<std::string_view, TSNode>> keywords;
   bool has_splat = false;  // *args or **kwargs: positions after it are not known
+  std::vector<TSNode> splats;  // what `*args` / `**kwargs` spread (evaluated, not bound)
 
   void clear() {
     positional.clear();
     keywords.clear();
+    splats.clear();
     has_splat = false;
   }
   // The keyword argument `name`, or the positional one at `position` (-1: keyword only).

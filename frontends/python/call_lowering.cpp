@@ -58,6 +58,8 @@ void FunctionLowering::evalArguments(TSNode arguments, Arguments& out) {
   out.keywords.clear();
   for (TSNode node : out.syntax.positional) out.positional.push_back(eval(node));
   for (const auto& keyword : out.syntax.keywords) out.keywords.push_back(eval(keyword.second));
+  // f(*args): what is spread is read (and its calls run) though no parameter is known to get it.
+  for (TSNode spread : out.syntax.splats) eval(spread);
 }
 
 bool FunctionLowering::isUnshadowedBuiltin(TSNode function, std::string_view name) const {

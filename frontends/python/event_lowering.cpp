@@ -504,7 +504,9 @@ void FunctionLowering::lowerStatement(TSNode node) {
     lowerExpressionStatement(node);
   } else if (symbol == g_.return_statement) {
     TSNode value = firstNamedChild(file_.pool, node);
-    noteReturnValue(isNull(value) ? withRef(ExprInfo{}, file_.refs.none()) : eval(value));
+    ExprInfo returned = isNull(value) ? withRef(ExprInfo{}, file_.refs.none()) : eval(value);
+    noteReturnValue(returned);
+    noteReturnedOutput(value, returned);
     noteReturn(node);
   } else if (symbol == g_.raise_statement) {
     TSNode raised = firstNamedChild(file_.pool, node);

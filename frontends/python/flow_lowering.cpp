@@ -555,6 +555,19 @@ void FunctionLowering::emitStore(std::string_view api, std::string target, TSNod
   event.source = sourcePath(value);
   event.subject = described(info.value, value);
   event.output_of = info.output_of;
+  event.value = info.ref;
+}
+
+void FunctionLowering::noteReturnedOutput(TSNode value, const ExprInfo& info) {
+  if (quiet() || isNull(value) || info.output_of < 0 || info.value.isKnownHost()) return;
+  if (std::find(region_stack_.begin(), region_stack_.end(), info.output_of) !=
+      region_stack_.end()) {
+    return;  // returned from inside the capture: the capture's own result
+  }
+  FunctionModel& model = file_.model.functions[id_];
+  if (model.returned_output >= 0) return;
+  model.returned_output = info.output_of;
+  model.returned_output_at = file_.text.range(value);
 }
 
 void FunctionLowering::noteReturn(TSNode node) {

@@ -360,6 +360,8 @@ class FunctionLowering {
   void noteParameterReferences();
   RefId callRef(RefId callee, const Arguments& arguments);
   void noteReturnValue(const ExprInfo& info);
+  // `return self.static_out` after a replay: the caller gets the graph's output buffer.
+  void noteReturnedOutput(TSNode value, const ExprInfo& info);
   void noteYieldValue(const ExprInfo& info, bool delegated);
   // A def or class statement: its decorators (applied as calls, innermost first), a class's
   // bases and body members; then the name binds to it.

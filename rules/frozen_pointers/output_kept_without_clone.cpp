@@ -3,11 +3,16 @@
 // replay. The frontend marks values that are a region's output (bound in its body, or returned
 // by a graphed or compiled callable); this check asks whether the graph is replayed both before
 // and after the store, in order or around a loop. Keeping the static output once, right after
-// the capture, is how graphs are meant to be used and stays silent.
+// the capture, is how graphs are meant to be used and stays silent. Across calls: a function
+// that replays a graph and returns its output (`runner.run(x)`) hands every caller the same
+// buffer, so a caller keeping the results in a loop that calls it again keeps one buffer many
+// times (the program model's replay facts say which functions do this).
+#include <algorithm>
 #include <string>
 
 #include "analyzer/engine/capture_flow.h"
 #include "analyzer/engine/check.h"
+#include "analyzer/program/program_model.h"
 
 namespace graphsafe {
 
@@ -70,8 +75,9 @@ class OutputKeptWithoutCloneCheck final : public Check {
  public:
   std::string_view id() const override { return "GS203"; }
 
-  void checkFile(const FileModel& file, const ProgramModel& /*program*/,
+  void checkFile(const FileModel& file, const ProgramModel& program,
                  DiagnosticSink& sink) const override {
+    checkKeptCallResults(file, program, sink);
     if (file.regions.empty()) return;
     CaptureFlow flow(file);
     for (const FunctionModel& function : file.functions) {
@@ -95,6 +101,88 @@ class OutputKeptWithoutCloneCheck final : public Check {
   }
 
  private:
+  // `outs.append(runner.run(x))` in a loop, where `run` replays a graph and returns its output.
+  static void checkKeptCallResults(const FileModel& file, const ProgramModel& program,
+                                   DiagnosticSink& sink) {
+    const program::ReplayFacts& facts = program.replayFacts();
+    if (facts.empty()) return;
+    for (const FunctionModel& function : file.functions) {
+      for (const Event& store : function.events) {
+        if (store.kind != EventKind::kStore || store.api == "return" || store.output_of >= 0) {
+          continue;
+        }
+        if (store.value >= file.references.size() || store.subject.isKnownHost()) continue;
+        if (file.references[store.value].kind != Reference::Kind::kCall) continue;
+        const Event* call = callEventOf(function, store.value);
+        if (call == nullptr) continue;
+        const SourceRange* loop = loopHolding(function, call->range, store.range);
+        if (loop == nullptr) continue;
+        for (const program::CallTarget& target :
+             program.callTargets(program.plainFrame(file, function), file, *call)) {
+          const program::ReplayingFunction* replaying = facts.find(target.function);
+          if (replaying == nullptr || replaying->output_region < 0) continue;
+          FunctionRef callee = program.function(target.function);
+          if (!callee) continue;
+          reportKeptCallResult(file, store, *call, callee, *replaying, sink);
+          break;
+        }
+      }
+    }
+  }
+
+  static std::string returnedText(const SourceFile& source, const SourceRange& range) {
+    std::string_view text = source.text();
+    if (range.begin > range.end || range.end > text.size()) return {};
+    std::string_view returned = text.substr(range.begin, range.end - range.begin);
+    return std::string(returned.substr(0, returned.find('\n')));
+  }
+
+  static const Event* callEventOf(const FunctionModel& function, RefId call) {
+    for (const Event& event : function.events) {
+      if (event.kind == EventKind::kCall && event.call == call) return &event;
+    }
+    return nullptr;
+  }
+
+  // The innermost loop of `function` holding both ranges: the call runs again after the store.
+  static const SourceRange* loopHolding(const FunctionModel& function, const SourceRange& a,
+                                        const SourceRange& b) {
+    const SourceRange* best = nullptr;
+    for (const SourceRange& loop : function.loops) {
+      if (loop.begin > std::min(a.begin, b.begin) || loop.end < std::max(a.end, b.end)) continue;
+      if (best == nullptr || loop.begin >= best->begin) best = &loop;
+    }
+    return best;
+  }
+
+  static void reportKeptCallResult(const FileModel& file, const Event& store, const Event& call,
+                                   FunctionRef callee, const program::ReplayingFunction& replaying,
+                                   DiagnosticSink& sink) {
+    const FileModel& home = *callee.file;
+    const CaptureRegion& region = home.regions[static_cast<std::size_t>(replaying.output_region)];
+    const std::string name = "`" + callee.function->qualified_name + "`";
+    const std::string where = home.source == file.source
+                                  ? "line " + lineOf(region.site)
+                                  : home.source->path() + ":" + lineOf(region.site);
+    std::string message =
+        "`" + store.text + "` is the output buffer of the CUDA graph captured at " + where + " (" +
+        name + " replays it and returns `" +
+        returnedText(*home.source, callee.function->returned_output_at) + "`), and it is " +
+        keptHow(store) + " without a copy while this loop calls " + name +
+        " again: every call rewrites the same buffer, so every kept "
+        "reference shows the last call's values";
+    std::vector<RelatedLocation> related;
+    related.push_back({home.source, region.site, "the graph's output buffer is allocated here"});
+    if (replaying.replay != nullptr) {
+      related.push_back({home.source, replaying.replay->range, "each call replays the graph here"});
+    }
+    related.push_back(
+        {home.source, callee.function->returned_output_at, "and returns the same buffer here"});
+    related.push_back({file.source, call.range, "called again on the next iteration"});
+    sink.reportAt(file.source, store.range, std::move(message), std::move(related),
+                  cloneFix(*file.source, store.range));
+  }
+
   static void report(const FileModel& file, const CaptureRegion& region, const Event& store,
                      const Event& next, DiagnosticSink& sink) {
     std::string value = "`" + store.text + "`";
