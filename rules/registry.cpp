@@ -10,6 +10,7 @@ std::unique_ptr<Check> makeFrozenScalarCheck();
 std::unique_ptr<Check> makeCaptureAwareLogicCheck();
 std::unique_ptr<Check> makeFrozenShapeCheck();
 std::unique_ptr<Check> makeHostSideEffectCheck();
+std::unique_ptr<Check> makeStateChangedOnceCheck();
 std::unique_ptr<Check> makeReboundStaticInputCheck();
 std::unique_ptr<Check> makeFreedStaticInputCheck();
 std::unique_ptr<Check> makeOutputKeptWithoutCloneCheck();
@@ -35,6 +36,7 @@ std::vector<std::unique_ptr<Check>> makeAllChecks() {
   checks.push_back(makeCaptureAwareLogicCheck());
   checks.push_back(makeFrozenShapeCheck());
   checks.push_back(makeHostSideEffectCheck());
+  checks.push_back(makeStateChangedOnceCheck());
   checks.push_back(makeReboundStaticInputCheck());
   checks.push_back(makeFreedStaticInputCheck());
   checks.push_back(makeOutputKeptWithoutCloneCheck());

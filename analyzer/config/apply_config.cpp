@@ -108,6 +108,7 @@ void applyConfig(const Config& config, EngineOptions& options) {
   }
   appendNew(options.settings.capture_entry_points, config.capture_entry_points);
   appendNew(options.settings.extra_sync_apis, config.extra_sync_apis);
+  appendNew(options.settings.extra_state_apis, config.extra_state_apis);
   appendNew(options.settings.capture_flags, config.capture_flags);
   for (const auto& [name, value] : config.environment) {
     auto& environment = options.settings.environment;

@@ -25,6 +25,7 @@ struct Config {
   std::map<std::string, Severity> severity;  // rule ID or prefix -> severity
   std::vector<std::string> capture_entry_points;
   std::vector<std::string> extra_sync_apis;
+  std::vector<std::string> extra_state_apis;
   std::vector<std::string> capture_flags;
   // Environment variables to analyze as set, in file order: name, value.
   std::vector<std::pair<std::string, std::string>> environment;

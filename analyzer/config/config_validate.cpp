@@ -21,13 +21,14 @@ constexpr std::string_view kExclude = "exclude";
 constexpr std::string_view kSeverity = "severity";
 constexpr std::string_view kCaptureEntryPoints = "capture-entry-points";
 constexpr std::string_view kExtraSyncApis = "extra-sync-apis";
+constexpr std::string_view kExtraStateApis = "extra-state-apis";
 constexpr std::string_view kCaptureFlags = "capture-flags";
 constexpr std::string_view kEnvironment = "environment";
 
 const std::vector<std::string_view>& knownKeys() {
   static const std::vector<std::string_view> keys = {
-      kSelect,        kIgnore,       kPerFileIgnores, kExclude, kSeverity, kCaptureEntryPoints,
-      kExtraSyncApis, kCaptureFlags, kEnvironment};
+      kSelect,         kIgnore,        kPerFileIgnores, kExclude,    kSeverity,
+      kCaptureEntryPoints, kExtraSyncApis, kExtraStateApis, kCaptureFlags, kEnvironment};
   return keys;
 }
 
@@ -130,6 +131,8 @@ class Validator {
         config.capture_entry_points = names(entry.value, entry.key, false);
       } else if (entry.key == kExtraSyncApis) {
         config.extra_sync_apis = names(entry.value, entry.key, true);
+      } else if (entry.key == kExtraStateApis) {
+        config.extra_state_apis = names(entry.value, entry.key, true);
       } else if (entry.key == kCaptureFlags) {
         config.capture_flags = names(entry.value, entry.key, true);
       } else if (entry.key == kEnvironment) {

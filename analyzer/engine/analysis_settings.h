@@ -16,6 +16,9 @@ struct AnalysisSettings {
   std::vector<std::string> capture_entry_points;
   // Extra host-synchronizing APIs (qualified names, or ".method" for any receiver).
   std::vector<std::string> extra_sync_apis;
+  // Calls whose host-side state changes when they run, reported under capture as GS107 besides
+  // the built-in ones (same spellings as extra_sync_apis).
+  std::vector<std::string> extra_state_apis;
   // Names that hold or return "is the stream being captured?" besides
   // torch.cuda.is_current_stream_capturing() (qualified names, or ".attr" for any object).
   std::vector<std::string> capture_flags;

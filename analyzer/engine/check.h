@@ -49,6 +49,7 @@ struct RegionContext {
   std::span<const Value> param_values;      // indexed like function->params
   // The program model's frame of `function` on this path: its parameters' types.
   std::uint32_t frame = 0;
+  const ProgramModel* program = nullptr;
 
   bool traced() const { return region->dynamo_traced; }
   // The value in this context: an unknown value derived from parameters takes what the

@@ -208,6 +208,7 @@ class Walk {
     context.path = path_;
     context.param_values = params;
     context.frame = frame;
+    context.program = &program_;
 
     for (std::size_t e = events.first; e < events.second; ++e) {
       const Event& event = target.function->events[e];

@@ -373,7 +373,7 @@ void ResultCache::store(const std::vector<CachedFileState>& files, const RunResu
 // Every setting changes what the analysis finds, so every one enters the key. This fails to
 // compile when AnalysisSettings gains a field: add it to the key below, then update the size.
 static_assert(sizeof(AnalysisSettings) ==
-                  3 * sizeof(std::vector<std::string>) +
+                  4 * sizeof(std::vector<std::string>) +
                       sizeof(std::vector<std::pair<std::string, std::string>>) +
                       3 * sizeof(std::size_t) + 2 * sizeof(std::string) + 8,
               "a new AnalysisSettings field must enter runCacheKey() (result_cache.cpp)");
@@ -403,6 +403,7 @@ std::string runCacheKey(const EngineOptions& options) {
   const AnalysisSettings& s = options.settings;
   for (const std::string& entry : s.capture_entry_points) key << "entry " << entry << "\n";
   for (const std::string& api : s.extra_sync_apis) key << "sync " << api << "\n";
+  for (const std::string& api : s.extra_state_apis) key << "state " << api << "\n";
   for (const std::string& flag : s.capture_flags) key << "capture-flag " << flag << "\n";
   for (const auto& [name, value] : s.environment) {
     key << "environment " << name << "=" << value.size() << ":" << value << "\n";

@@ -49,6 +49,8 @@ enum class EventKind : std::uint8_t {
   kStore,            // a value kept: append, dict/attribute store, yield, accumulate
   kHostBufferWrite,  // the CPU writes a host buffer
   kCaptureQuery,     // is_current_stream_capturing() / cudaStreamIsCapturing
+  kStateChange,      // a library call whose host-side state changes when it runs (a GradScaler's
+                     // unscale_, an RNG seed, an optimizer step counted on the host)
 };
 
 // Event-kind-specific facts, as bits, so the event stays small and uniform.

@@ -85,6 +85,33 @@ FunctionRef ProgramModel::resolveCall(const FileModel& file, const FunctionModel
   return targets.empty() ? FunctionRef{} : function(targets.front().function);
 }
 
+std::vector<std::string> ProgramModel::libraryCallees(FrameId caller, const FileModel& file,
+                                                      const Event& call) const {
+  if (call.kind != EventKind::kCall || call.call >= file.references.size()) return {};
+  const Reference& reference = file.references[call.call];
+  if (reference.kind != Reference::Kind::kCall || reference.operands.empty() ||
+      reference.operands[0] == kNoRef) {
+    return {};
+  }
+  std::lock_guard lock(mutex_);
+  const program::TypeTable& types = evaluator_->types();
+  std::vector<std::string> names;
+  const TypeId callee = evaluator_->typeOf(caller, reference.operands[0]);
+  for (const Atom& atom : types.atoms(callee)) {
+    if (atom.kind == Atom::Kind::kExternal && atom.b == 0) {
+      names.push_back(types.nameAt(atom.a));
+    } else if (atom.kind == Atom::Kind::kLibraryMethod) {
+      for (const Atom& receiver : types.atoms(atom.b)) {
+        if (receiver.kind != Atom::Kind::kExternal || receiver.b != 1) continue;
+        names.push_back(types.nameAt(receiver.a) + "." + types.nameAt(atom.a));
+      }
+    }
+  }
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
+}
+
 FunctionRef ProgramModel::regionFunction(const FileModel& file, const CaptureRegion& region) const {
   if (region.function != kNoFunction && region.function < file.functions.size()) {
     return {&file, &file.functions[region.function]};
@@ -199,7 +226,8 @@ class RegionSettlement {
 
   bool modeMayCapture(std::uint32_t file, const CaptureRegion& region) {
     program::TypeTable& types = evaluator_.types();
-    for (const Atom& atom : types.atoms(evaluator_.typeOf(frameOf(file, region), region.pending_ref))) {
+    for (const Atom& atom :
+         types.atoms(evaluator_.typeOf(frameOf(file, region), region.pending_ref))) {
       if (atom.kind != Atom::Kind::kHost || atom.a == 0) continue;
       std::string_view mode = types.nameAt(atom.a);
       if (mode == "s:reduce-overhead" || mode == "s:max-autotune") return true;

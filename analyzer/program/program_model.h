@@ -44,6 +44,11 @@ class ProgramModel {
   // The first function a call of `caller` reaches in its context-free frame (or none).
   FunctionRef resolveCall(const FileModel& file, const FunctionModel& caller,
                           const Event& call) const;
+  // The library functions and methods a call runs, by qualified name ("torch.manual_seed",
+  // "torch.optim.lr_scheduler.StepLR.step"), from the types of its callee and receiver in the
+  // frame it is made in. Empty when the callee is not known to be a library's.
+  std::vector<std::string> libraryCallees(program::FrameId caller, const FileModel& file,
+                                          const Event& call) const;
   FunctionRef regionFunction(const FileModel& file, const CaptureRegion& region) const;
   FunctionRef function(std::uint32_t id) const;
   std::uint32_t functionId(const FileModel& file, const FunctionModel& function) const;

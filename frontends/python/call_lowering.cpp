@@ -68,6 +68,19 @@ bool FunctionLowering::isUnshadowedBuiltin(TSNode function, std::string_view nam
   return !lookupName(name, ignored);
 }
 
+bool FunctionLowering::isExtraStateFunction(std::string_view qualified) const {
+  return std::find(file_.extra_state_functions.begin(), file_.extra_state_functions.end(),
+                   qualified) != file_.extra_state_functions.end();
+}
+
+void FunctionLowering::emitStateChange(TSNode call, std::string api, std::string text) {
+  if (quiet()) return;
+  Event& event = emit(EventKind::kStateChange, call);
+  event.api = std::move(api);
+  event.text = std::move(text);
+  if (host_.once_depth > 0) event.flags |= kFlagRunsOnce;
+}
+
 bool FunctionLowering::isExtraSyncFunction(std::string_view qualified) const {
   return std::find(file_.extra_sync_functions.begin(), file_.extra_sync_functions.end(),
                    qualified) != file_.extra_sync_functions.end();
@@ -323,6 +336,11 @@ ExprInfo FunctionLowering::callApi(const std::string& qualified, TSNode call,
     emitSync(call, std::string(canonical), file_.text.brief(call), Value{}, TSNode{}, kFlagNone);
     return {};
   }
+  if (!file_.extra_state_functions.empty() &&
+      (isExtraStateFunction(qualified) || isExtraStateFunction(canonical))) {
+    emitStateChange(call, std::string(canonical), file_.text.brief(call));
+    return {};
+  }
   auto tensor_op = [&](bool mask, std::uint16_t flags = kFlagNone) {
     if (!quiet()) {
       Event& event = emit(EventKind::kTensorOp, call);
@@ -460,6 +478,9 @@ ExprInfo FunctionLowering::callApi(const std::string& qualified, TSNode call,
       if (canonical == "torch.device") return torchDeviceCall(arguments);
       result.value = hostConstant(ValueOrigin::kNone);
       return result;
+    case ApiKind::kStateChange:
+      emitStateChange(call, std::string(canonical), file_.text.brief(call));
+      return result;
     case ApiKind::kHostVaryingCall:
       result.value = hostVarying(ValueOrigin::kHostCall);
       return result;
@@ -583,6 +604,11 @@ ExprInfo FunctionLowering::callMethod(Callee& callee, TSNode call, const Argumen
              callee.receiver_node, kFlagNotKnownHost);
     return {};
   }
+  for (std::string_view method : file_.extra_state_methods) {
+    if (method != name) continue;
+    emitStateChange(call, "." + std::string(name), methodText(callee, call));
+    return {};
+  }
   ExprInfo result;
   switch (receiver.object) {
     case ObjectKind::kInstance: {
@@ -644,6 +670,9 @@ ExprInfo FunctionLowering::callMethod(Callee& callee, TSNode call, const Argumen
         return {};
       }
       if (name == "scale") return moduleCallResult(arguments);
+      if (name == "unscale_") {
+        emitStateChange(call, "torch.amp.GradScaler.unscale_", file_.text.brief(call));
+      }
       return {};
     case ObjectKind::kNone:
       if ((name == "capture_begin" || name == "capture_end") && !receiver.value.isTensor()) {

@@ -23,15 +23,20 @@ FileLowering::FileLowering(TSNode root_node, const SourceText& source_text, Curs
       settings(analysis_settings),
       g(Grammar::get()),
       refs(file_model.references) {
-  for (const std::string& api : settings.extra_sync_apis) {
-    std::string_view name = api;
-    if (name.empty()) continue;
-    if (name.front() == '.') {
-      if (name.size() > 1) extra_sync_methods.push_back(name.substr(1));
-    } else {
-      extra_sync_functions.push_back(name);
+  auto split = [](const std::vector<std::string>& apis, std::vector<std::string_view>& functions,
+                  std::vector<std::string_view>& methods) {
+    for (const std::string& api : apis) {
+      std::string_view name = api;
+      if (name.empty()) continue;
+      if (name.front() == '.') {
+        if (name.size() > 1) methods.push_back(name.substr(1));
+      } else {
+        functions.push_back(name);
+      }
     }
-  }
+  };
+  split(settings.extra_sync_apis, extra_sync_functions, extra_sync_methods);
+  split(settings.extra_state_apis, extra_state_functions, extra_state_methods);
   std::string_view all = text.all();
   default_device_may_change = all.find("set_default_device") != std::string_view::npos ||
                               all.find("set_default_tensor_type") != std::string_view::npos ||

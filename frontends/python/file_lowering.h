@@ -44,6 +44,8 @@ class FileLowering {
   // Extra synchronizing APIs from the configuration, split by form.
   std::vector<std::string_view> extra_sync_functions;  // "pkg.mod.func"
   std::vector<std::string_view> extra_sync_methods;    // ".method", without the dot
+  std::vector<std::string_view> extra_state_functions;  // the same for extra-state-apis
+  std::vector<std::string_view> extra_state_methods;
 
   // The file may change the default device (torch.set_default_device, `with torch.device(...)`):
   // a factory given no device is then not known to allocate host memory.

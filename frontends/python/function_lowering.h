@@ -276,6 +276,7 @@ class FunctionLowering {
   void noteSubmoduleLoop(TSNode target, TSNode iterable);
   void noteGraphedUse(const Callee& callee, TSNode call);
   void noteOptimizerBinding(TSNode target, TSNode value);
+  bool countsStepsOnHost(std::string_view qualified, TSNode call);
   std::string sourcePath(TSNode node) const;
 
   // ---- host values read under capture (host_value_origins.cpp) ----
@@ -395,6 +396,9 @@ class FunctionLowering {
   Value described(const Value& value, TSNode node) const;
   void fillArguments(Event& event, const Arguments& arguments);
   void emitBranch(TSNode node, const Value& subject);
+  // A library call whose host-side state changes when it runs (GS107).
+  void emitStateChange(TSNode call, std::string api, std::string text);
+  bool isExtraStateFunction(std::string_view qualified) const;
   void emitSync(TSNode range_node, std::string api, std::string text, const Value& subject,
                 TSNode subject_node, std::uint16_t flags);
   std::string methodText(const Callee& callee, TSNode call) const;
@@ -433,6 +437,9 @@ class FunctionLowering {
   std::unordered_map<std::string_view, std::string> submodule_loops_;
   // Names bound to a torch.optim optimizer: their step() is work a capture must warm up.
   std::vector<std::string> optimizers_;
+  // Optimizers whose step count lives on the host (built without capturable=True or fused=True):
+  // path, optimizer class.
+  std::vector<std::pair<std::string, std::string>> host_step_optimizers_;
   // The call being lowered, as a reference (for the kCall event it emits), and what the
   // function returns and yields.
   RefId call_ref_ = kNoRef;

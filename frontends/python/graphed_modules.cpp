@@ -66,17 +66,40 @@ void FunctionLowering::noteSubmoduleLoop(TSNode target, TSNode iterable) {
   if (is(variable, g_.identifier)) submodule_loops_[textOf(variable)] = std::move(module);
 }
 
+// Adam, AdamW and the other optimizers with a `capturable` option keep their step count as a
+// host number unless built with capturable=True (or fused=True, which keeps it on the device).
+bool FunctionLowering::countsStepsOnHost(std::string_view qualified, TSNode call) {
+  static constexpr std::string_view kCounting[] = {"Adadelta", "Adam",  "AdamW", "Adamax",
+                                                   "ASGD",     "NAdam", "RAdam", "Rprop"};
+  std::string_view name = qualified.substr(qualified.rfind('.') + 1);
+  if (std::find(std::begin(kCounting), std::end(kCounting), name) == std::end(kCounting)) {
+    return false;
+  }
+  CallArguments arguments;
+  readArguments(file_.pool, file_.text, field(call, g_.f_arguments), arguments);
+  if (arguments.has_splat) return false;  // **kwargs may set it
+  for (const auto& [keyword, node] : arguments.keywords) {
+    if (keyword != "capturable" && keyword != "fused") continue;
+    // Anything but a literal False may turn it on.
+    if (textOf(unparenthesize(file_.pool, node)) != "False") return false;
+  }
+  return true;
+}
+
 void FunctionLowering::noteOptimizerBinding(TSNode target, TSNode value) {
   if (quiet()) return;
   std::string path = flowPath(target);
   if (path.empty()) return;
   std::erase(optimizers_, path);
+  std::erase_if(host_step_optimizers_, [&](const auto& entry) { return entry.first == path; });
   value = unparenthesize(file_.pool, value);
   if (!is(value, g_.call)) return;
   std::string qualified = importedNameOf(unparenthesize(file_.pool, field(value, g_.f_function)));
-  if (qualified.starts_with("torch.optim.") && !qualified.starts_with("torch.optim.lr_scheduler")) {
-    optimizers_.push_back(std::move(path));
+  if (!qualified.starts_with("torch.optim.") || qualified.starts_with("torch.optim.lr_scheduler")) {
+    return;
   }
+  if (countsStepsOnHost(qualified, value)) host_step_optimizers_.emplace_back(path, qualified);
+  optimizers_.push_back(std::move(path));
 }
 
 void FunctionLowering::noteGraphedUse(const Callee& callee, TSNode call) {
@@ -101,7 +124,10 @@ void FunctionLowering::noteGraphedUse(const Callee& callee, TSNode call) {
     Event& event = emit(EventKind::kCall, call);
     event.api = "torch.optim.Optimizer.step";
     event.text = file_.text.brief(call);
-    event.target = std::move(receiver);
+    event.target = receiver;
+    for (const auto& [path, optimizer] : host_step_optimizers_) {
+      if (path == receiver) emitStateChange(call, optimizer + ".step", file_.text.brief(call));
+    }
     return;
   }
   if (!isModuleHookRegistration(callee.name)) return;

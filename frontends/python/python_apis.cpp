@@ -134,6 +134,23 @@ const NameMap<ApiKind>& qualifiedFunctions() {
       {"torch.nn.Module", ApiKind::kNone},
       {"torch.nn.parameter.UninitializedParameter", ApiKind::kParameter},
       {"torch.from_numpy", ApiKind::kNone},  // a host tensor
+      // Random number generators seeded or restored: set once when captured (GS107).
+      {"torch.manual_seed", ApiKind::kStateChange},
+      {"torch.seed", ApiKind::kStateChange},
+      {"torch.set_rng_state", ApiKind::kStateChange},
+      {"torch.random.manual_seed", ApiKind::kStateChange},
+      {"torch.random.seed", ApiKind::kStateChange},
+      {"torch.random.set_rng_state", ApiKind::kStateChange},
+      {"torch.cuda.manual_seed", ApiKind::kStateChange},
+      {"torch.cuda.manual_seed_all", ApiKind::kStateChange},
+      {"torch.cuda.seed", ApiKind::kStateChange},
+      {"torch.cuda.seed_all", ApiKind::kStateChange},
+      {"torch.cuda.set_rng_state", ApiKind::kStateChange},
+      {"torch.cuda.set_rng_state_all", ApiKind::kStateChange},
+      {"random.seed", ApiKind::kStateChange},
+      {"random.setstate", ApiKind::kStateChange},
+      {"numpy.random.seed", ApiKind::kStateChange},
+      {"numpy.random.set_state", ApiKind::kStateChange},
   };
   return map;
 }

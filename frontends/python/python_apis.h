@@ -33,6 +33,7 @@ enum class ApiKind : std::uint8_t {
   kParameter,             // torch.nn.Parameter(...) / torch.nn.Buffer(...): a tensor
   kHostConstantCall,      // torch.device, torch.finfo, ...: a fixed host value
   kHostVaryingCall,       // time.*, random.*, numpy.random.*: a host value that changes
+  kStateChange,           // torch.manual_seed, random.seed, ...: library state set on the host
 };
 
 // Maps spellings that name the same API to one ("torch.cuda.graphs.graph" -> "torch.cuda.graph").

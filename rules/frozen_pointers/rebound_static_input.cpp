@@ -6,6 +6,7 @@
 // replays on every later call, called in a loop with a tensor bound anew on each iteration, keeps
 // reading the first call's tensor (the program model's replay facts say which functions do this).
 #include <algorithm>
+#include <cctype>
 #include <set>
 #include <string>
 
@@ -78,7 +79,10 @@ class ReboundStaticInputCheck final : public Check {
         bool any = false;
         for (std::size_t i = 0; i < call.args.size(); ++i) {
           if (call.args[i].isKnownHost()) continue;
-          fresh[i] = bindingInLoop(function, *loop, call, call.args[i].text);
+          const std::string& text = call.args[i].text;
+          fresh[i] = bindingInLoop(function, *loop, call, text);
+          // step(batch[0].cuda()) in `for batch in loader`: made from this iteration's object.
+          if (fresh[i] == nullptr) fresh[i] = bindingInLoop(function, *loop, call, rootName(text));
           // step(x.cuda()): a tensor made by the argument itself.
           if (fresh[i] == nullptr && call.args[i].isTensor() && isCallText(call.args[i].text)) {
             fresh[i] = &call;
@@ -131,6 +135,19 @@ class ReboundStaticInputCheck final : public Check {
       found = bind.subject.isKnownHost() ? nullptr : &bind;
     }
     return found;
+  }
+
+  // The name an expression starts from: `batch` of `batch[0].cuda()`.
+  static std::string rootName(std::string_view text) {
+    std::size_t end = 0;
+    while (end < text.size() &&
+           (text[end] == '_' || std::isalnum(static_cast<unsigned char>(text[end])) ||
+            static_cast<unsigned char>(text[end]) >= 0x80)) {
+      ++end;
+    }
+    if (end == 0 || end == text.size() || std::isdigit(static_cast<unsigned char>(text[0])))
+      return {};
+    return std::string(text.substr(0, end));
   }
 
   static bool isCallText(std::string_view text) {
