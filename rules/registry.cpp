@@ -17,6 +17,7 @@ std::unique_ptr<Check> makeOutputKeptWithoutCloneCheck();
 std::unique_ptr<Check> makeAutocastCacheCheck();
 std::unique_ptr<Check> makeSharedPoolOrderCheck();
 std::unique_ptr<Check> makeGraphedCallablesOrderCheck();
+std::unique_ptr<Check> makeGradientsResetBetweenReplaysCheck();
 std::unique_ptr<Check> makeNonCaptureStreamCheck();
 std::unique_ptr<Check> makeUnjoinedStreamCheck();
 std::unique_ptr<Check> makeHooksAfterGraphingCheck();
@@ -43,6 +44,7 @@ std::vector<std::unique_ptr<Check>> makeAllChecks() {
   checks.push_back(makeAutocastCacheCheck());
   checks.push_back(makeSharedPoolOrderCheck());
   checks.push_back(makeGraphedCallablesOrderCheck());
+  checks.push_back(makeGradientsResetBetweenReplaysCheck());
   checks.push_back(makeNonCaptureStreamCheck());
   checks.push_back(makeUnjoinedStreamCheck());
   checks.push_back(makeHooksAfterGraphingCheck());

@@ -77,6 +77,7 @@ ignore:
 exclude: ["build/", "gen/*.py"]
 capture-entry-points: ["pkg.mod.Runner.run", "Runner.run", "ns::Class::method", "launch"]
 extra-sync-apis: ["pkg.mod.func", ".wait_all"]
+extra-state-apis: ["pkg.amp.unscale", ".advance"]
 per-file-ignores:
   "tests/*.py": [GS401]
   "!src/**": ["GS2"]
@@ -94,6 +95,7 @@ ignore = ["GS102"]
 exclude = ["build/", "gen/*.py"]
 capture-entry-points = ["pkg.mod.Runner.run", "Runner.run", "ns::Class::method", "launch"]
 extra-sync-apis = ["pkg.mod.func", ".wait_all"]
+extra-state-apis = ["pkg.amp.unscale", ".advance"]
 
 [tool.graphsafe.per-file-ignores]
 "tests/*.py" = ["GS401"]
@@ -131,6 +133,7 @@ TEST(ConfigTest, YamlReadsEveryKey) {
             (std::vector<std::string>{"pkg.mod.Runner.run", "Runner.run", "ns::Class::method",
                                       "launch"}));
   EXPECT_EQ(config.extra_sync_apis, (std::vector<std::string>{"pkg.mod.func", ".wait_all"}));
+  EXPECT_EQ(config.extra_state_apis, (std::vector<std::string>{"pkg.amp.unscale", ".advance"}));
   std::string base = config.directory();
   EXPECT_EQ(config.per_file_ignores, (std::vector<PerFileIgnore>{{"tests/*.py", {"GS401"}, base},
                                                                  {"!src/**", {"GS2"}, base}}));

@@ -937,6 +937,55 @@ def run(x, pool):
   EXPECT_EQ(syncs[2]->flags, kFlagNotKnownHost);
 }
 
+TEST(PythonStateChanges, ConfiguredAndBuiltInStateApis) {
+  AnalysisSettings settings;
+  settings.extra_state_apis = {"mylib.reset_counters", ".advance"};
+  FileModel model = analyze(R"(
+import random
+import torch
+import mylib
+def run(x, sampler, opt):
+    mylib.reset_counters()
+    sampler.advance()
+    sampler.advance_by(2)
+    torch.cuda.manual_seed_all(0)
+    random.seed(1)
+    scaler = torch.amp.GradScaler("cuda")
+    scaler.unscale_(opt)
+    adam = torch.optim.Adam([x], lr=1.0)
+    adam.step()
+    graphable = torch.optim.Adam([x], lr=1.0, capturable=True)
+    graphable.step()
+)",
+                            settings);
+  auto changes = events(function(model, "run"), EventKind::kStateChange);
+  ASSERT_EQ(changes.size(), 6u);
+  EXPECT_EQ(changes[0]->api, "mylib.reset_counters");
+  EXPECT_EQ(changes[1]->api, ".advance");
+  EXPECT_EQ(changes[2]->api, "torch.cuda.manual_seed_all");
+  EXPECT_EQ(changes[3]->api, "random.seed");
+  EXPECT_EQ(changes[4]->api, "torch.amp.GradScaler.unscale_");
+  EXPECT_EQ(changes[5]->api, "torch.optim.Adam.step");
+}
+
+TEST(PythonGradResets, ZeroGradUnlessInPlaceAndGradSetToNone) {
+  FileModel model = analyze(R"(
+def run(model, opt, p):
+    opt.zero_grad()
+    opt.zero_grad(set_to_none=True)
+    opt.zero_grad(set_to_none=False)
+    model.zero_grad(False)
+    p.grad = None
+    p.grad.zero_()
+)");
+  auto resets = events(function(model, "run"), EventKind::kGradReset);
+  ASSERT_EQ(resets.size(), 3u);
+  EXPECT_EQ(resets[0]->target, "opt");
+  EXPECT_EQ(resets[1]->text, "opt.zero_grad(set_to_none=True)");
+  EXPECT_EQ(resets[2]->text, "p.grad = None");
+  EXPECT_EQ(resets[2]->target, "p");
+}
+
 // ---- branches ----------------------------------------------------------------------------------
 
 TEST(PythonBranches, EveryConditionForm) {

@@ -51,6 +51,8 @@ enum class EventKind : std::uint8_t {
   kCaptureQuery,     // is_current_stream_capturing() / cudaStreamIsCapturing
   kStateChange,      // a library call whose host-side state changes when it runs (a GradScaler's
                      // unscale_, an RNG seed, an optimizer step counted on the host)
+  kGradReset,        // gradients released: zero_grad() with set_to_none (its default),
+                     // `p.grad = None`; `target` is the optimizer, module or parameter
 };
 
 // Event-kind-specific facts, as bits, so the event stays small and uniform.

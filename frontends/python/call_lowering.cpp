@@ -73,6 +73,14 @@ bool FunctionLowering::isExtraStateFunction(std::string_view qualified) const {
                    qualified) != file_.extra_state_functions.end();
 }
 
+void FunctionLowering::emitGradReset(TSNode node, std::string target, std::string text) {
+  if (quiet()) return;
+  Event& event = emit(EventKind::kGradReset, node);
+  event.api = "grad reset";
+  event.text = std::move(text);
+  event.target = std::move(target);
+}
+
 void FunctionLowering::emitStateChange(TSNode call, std::string api, std::string text) {
   if (quiet()) return;
   Event& event = emit(EventKind::kStateChange, call);
@@ -603,6 +611,13 @@ ExprInfo FunctionLowering::callMethod(Callee& callee, TSNode call, const Argumen
     emitSync(call, "." + std::string(name), methodText(callee, call), receiver.value,
              callee.receiver_node, kFlagNotKnownHost);
     return {};
+  }
+  // opt.zero_grad(), model.zero_grad(): set_to_none is the default since PyTorch 2.0.
+  if (name == "zero_grad" && !receiver.value.isKnownHost() && !receiver.value.isTensor()) {
+    TSNode set_to_none = arguments.syntax.find("set_to_none", 0);
+    if (isNull(set_to_none) || textOf(unparenthesize(file_.pool, set_to_none)) != "False") {
+      emitGradReset(call, flowPath(callee.receiver_node), file_.text.brief(call));
+    }
   }
   for (std::string_view method : file_.extra_state_methods) {
     if (method != name) continue;

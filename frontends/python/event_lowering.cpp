@@ -297,6 +297,10 @@ void FunctionLowering::bindTarget(TSNode target, const ExprInfo& info, TSNode va
       if (lookupName(textOf(object), named)) object_ref = named.ref;
     }
     noteAttributeWrite(target, object_ref, info, augmented);
+    if (!augmented && textOf(field(target, g_.f_attribute)) == "grad" && !isNull(value) &&
+        is(unparenthesize(file_.pool, value), g_.none)) {
+      emitGradReset(target, flowPath(object), file_.text.brief(target) + " = None");
+    }
     noteBinding(target, info, value, augmented);
     noteHostWrite(target, ExprInfo{}, info, augmented);
   } else if (symbol == g_.subscript) {

@@ -396,6 +396,8 @@ class FunctionLowering {
   Value described(const Value& value, TSNode node) const;
   void fillArguments(Event& event, const Arguments& arguments);
   void emitBranch(TSNode node, const Value& subject);
+  // Gradients released (`opt.zero_grad()`, `p.grad = None`): GS207's resets.
+  void emitGradReset(TSNode node, std::string target, std::string text);
   // A library call whose host-side state changes when it runs (GS107).
   void emitStateChange(TSNode call, std::string api, std::string text);
   bool isExtraStateFunction(std::string_view qualified) const;

@@ -134,6 +134,10 @@ const NameMap<ApiKind>& qualifiedFunctions() {
       {"torch.nn.Module", ApiKind::kNone},
       {"torch.nn.parameter.UninitializedParameter", ApiKind::kParameter},
       {"torch.from_numpy", ApiKind::kNone},  // a host tensor
+      // Device work on the gradients of the parameters handed in.
+      {"torch.nn.utils.clip_grad_norm_", ApiKind::kTensorFunction},
+      {"torch.nn.utils.clip_grad_value_", ApiKind::kTensorFunction},
+      {"torch.nn.utils.clip_grad.clip_grad_norm_", ApiKind::kTensorFunction},
       // Random number generators seeded or restored: set once when captured (GS107).
       {"torch.manual_seed", ApiKind::kStateChange},
       {"torch.seed", ApiKind::kStateChange},
