@@ -380,6 +380,19 @@ ExprInfo FunctionLowering::callApi(const std::string& qualified, TSNode call,
       }
       return result;
     }
+    case ApiKind::kLegacyTensor: {
+      // torch.cuda.FloatTensor([1.0, 2.0]) copies the list from pageable memory to the device;
+      // torch.cuda.FloatTensor(3, 4) only allocates.
+      const bool cuda = canonical.starts_with("torch.cuda.");
+      bool from_data = false;
+      if (!arguments.syntax.positional.empty()) {
+        TSNode data = unparenthesize(file_.pool, arguments.syntax.positional[0]);
+        from_data = is(data, g_.list) || is(data, g_.tuple) || is(data, g_.list_comprehension);
+      }
+      result = tensor_op(false, cuda && from_data ? kFlagPageableSource : kFlagNone);
+      result.pageable = !cuda && !file_.default_device_may_change;
+      return result;
+    }
     case ApiKind::kTensorFunction:
       return tensor_op(false, weightFlags(canonical, nullptr, arguments));
     case ApiKind::kParameter:
@@ -574,6 +587,15 @@ ExprInfo FunctionLowering::callBuiltin(const Callee& callee, TSNode call,
       return result;
     case BuiltinKind::kRange:
     case BuiltinKind::kEnumerate: {
+      // range(t): Python needs an integer, so the tensor's value is read back (`__index__`).
+      if (callee.builtin == BuiltinKind::kRange) {
+        for (std::size_t i = 0; i < arguments.positional.size(); ++i) {
+          if (!mayBeTensor(arguments.positional[i].value)) continue;
+          emitSync(call, api, file_.text.brief(call), arguments.positional[i].value,
+                   arguments.syntax.positional[i], kFlagImplicit | kFlagNeedsTensor);
+          break;
+        }
+      }
       Value bound = hostConstant(ValueOrigin::kLiteral);
       for (const ExprInfo& argument : arguments.positional) {
         bound = argument.value.isTensor() ? Value{} : combineOperands(bound, argument.value);

@@ -1044,6 +1044,11 @@ ExprInfo FunctionLowering::evalAttributeOf(TSNode node, const ExprInfo& object,
     info.value = hostConstant(ValueOrigin::kNone);
     if (name == "device" && object.value.isTensor()) {
       info.device = object.pageable ? DeviceKind::kCpu : DeviceKind::kCuda;
+    } else if (name == "device" && currentRegion() >= 0 && !object.value.isKnownHost() &&
+               !object.pageable && !object.pinned && !object.host_memory &&
+               object.object == ObjectKind::kNone) {
+      // x.device under capture: the tensors a capture computes on are on the GPU.
+      info.device = DeviceKind::kCuda;
     }
   } else if (isTensorAttribute(name)) {
     info.value = tensorResultOf(object.value);
@@ -1106,8 +1111,24 @@ ExprInfo FunctionLowering::evalBinary(TSNode node) {
   ExprInfo lhs = eval(left);
   ExprInfo rhs = eval(right);
   ExprInfo info;
-  info.value = combineOperands(lhs.value, rhs.value);
   std::string_view op_text = textOf(op);
+  // [0] * n: repeating a list or a string needs an integer, so a tensor count is read back.
+  if (op_text == "*") {
+    auto sequence = [this](TSNode side) {
+      TSNode shown = unparenthesize(file_.pool, side);
+      return is(shown, g_.list) || is(shown, g_.tuple) || is(shown, g_.string);
+    };
+    const bool left_count = sequence(right) && mayBeTensor(lhs.value);
+    const bool right_count = sequence(left) && mayBeTensor(rhs.value);
+    if (left_count || right_count) {
+      emitSync(node, "sequence repetition", file_.text.brief(node),
+               left_count ? lhs.value : rhs.value, left_count ? left : right,
+               kFlagImplicit | kFlagNeedsTensor);
+      info.value = hostResultOf(left_count ? lhs.value : rhs.value);
+      return info;
+    }
+  }
+  info.value = combineOperands(lhs.value, rhs.value);
   if (op_text == "&" || op_text == "|" || op_text == "^") {
     info.mask = (lhs.mask || rhs.mask) && mayBeTensor(info.value);
   }

@@ -34,6 +34,8 @@ enum class ApiKind : std::uint8_t {
   kHostConstantCall,      // torch.device, torch.finfo, ...: a fixed host value
   kHostVaryingCall,       // time.*, random.*, numpy.random.*: a host value that changes
   kStateChange,           // torch.manual_seed, random.seed, ...: library state set on the host
+  kLegacyTensor,          // torch.Tensor([...]), torch.cuda.FloatTensor([...]): a tensor from
+                          // host data (or of the sizes given), on the device the name says
 };
 
 // Maps spellings that name the same API to one ("torch.cuda.graphs.graph" -> "torch.cuda.graph").

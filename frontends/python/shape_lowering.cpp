@@ -72,6 +72,11 @@ ExprInfo FunctionLowering::lowerSlice(TSNode slice, const ExprInfo& base, TSNode
   bool tensorish = mayBeTensor(base.value);
   for (Children it(file_.pool, slice); it.valid(); it.next()) {
     ExprInfo bound = eval(it.node());
+    // x[:, :lens[i]]: a slice bound is an integer, so a tensor there is read back (`__index__`).
+    if (mayBeTensor(bound.value) && !bound.mask) {
+      emitSync(subscript, "slice bound", file_.text.brief(subscript), bound.value, it.node(),
+               kFlagImplicit | kFlagNeedsTensor);
+    }
     if (tensorish) {
       emitShapeUse(it.node(), bound.value, "torch.Tensor.__getitem__", subscript, &base, base_node);
     }
