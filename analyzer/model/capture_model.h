@@ -73,7 +73,9 @@ enum EventFlag : std::uint16_t {
   kFlagLogging = 1u << 9,           // kHostSideEffect: a logging call (a warning, not an error)
   kFlagBoundMethod = 1u << 10,      // kCall: the receiver fills the callee's first parameter
   kFlagRunsOnce = 1u << 11,         // kCall: under a run-once guard (`if x is None: x = f()`,
-                                    // `if k not in seen: seen.add(k)`) or a capture-only block
+                                    // `if k not in seen: seen.add(k)`) or a capture-only block;
+                                    // kHostSync, kStateChange: under a lazy initialization
+                                    // (also after `if obj.ready: return` that sets obj.ready)
   kFlagRelaxedPermits = 1u << 12,   // kHostSync: permitted when the capture mode is relaxed
                                     // (allocating or freeing memory, not waiting on a stream)
   kFlagReadsWeights = 1u << 13,     // kTensorOp / kCall: an op autocast casts (matmul, linear,

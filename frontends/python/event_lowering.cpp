@@ -480,6 +480,7 @@ void FunctionLowering::lowerBlock(TSNode block) {
   DepthGuard guard(depth_);
   std::size_t eager_from = events_.size();
   bool eager = false;
+  bool once = false;
   const NarrowMark narrowed = narrowMark();
   for (Children it(file_.pool, block); it.valid(); it.next()) {
     std::size_t before = events_.size();
@@ -488,7 +489,17 @@ void FunctionLowering::lowerBlock(TSNode block) {
       eager = true;
       eager_from = events_.size();
     }
+    // `if md.initialized: return` ... `md.initialized = True`: the rest runs on the first call.
+    if (!once && returnsOnceDone(it.node(), block)) {
+      once = true;
+      ++host_.once_depth;
+      ++host_.lazy_depth;
+    }
     narrowAfter(it.node());
+  }
+  if (once) {
+    --host_.once_depth;
+    --host_.lazy_depth;
   }
   endNarrowing(narrowed);
   if (eager) markEagerOnly(eager_from, events_.size());
@@ -1363,6 +1374,8 @@ void FunctionLowering::emitSync(TSNode range_node, std::string api, std::string 
   event.text = std::move(text);
   event.subject = described(subject, subject_node);
   event.flags = flags;
+  // Under a lazy initialization: the warm-up's call ran it; a capture finds it done.
+  if (host_.once_depth > 0 && host_.lazy_depth > 0) event.flags |= kFlagRunsOnce;
 }
 
 void FunctionLowering::popRegion(std::int32_t region) {

@@ -153,6 +153,9 @@ class FunctionLowering {
   bool isMemoized() const;
   void markGuard(TSNode if_statement, std::size_t first_event);  // host_value_origins.cpp
   // ---- blocks that run once by design (once_blocks.cpp) ----
+  // `if obj.flag: return` in `block`, which later sets `obj.flag`: the rest of the block runs
+  // once, on the first call (a warm-up's), and returns at once under a later capture.
+  bool returnsOnceDone(TSNode statement, TSNode block) const;
   bool runsOnce(TSNode if_statement, std::size_t first_event) const;
   // The names a lazy-initialization guard caches by: those of the key in `key not in cache`.
   void noteCacheKeys(TSNode condition, std::vector<std::string>& keys) const;
@@ -204,6 +207,7 @@ class FunctionLowering {
   NarrowMark narrowBy(TSNode condition, bool when_true);
   void endNarrowing(NarrowMark mark);
   void narrowedRead(std::string_view name, ExprInfo& info) const;
+  bool isConstantLogOnTypedPath(const Arguments& arguments) const;
   void forgetNarrowing(std::string_view name);
   void noteTypeTestAlias(TSNode target, TSNode value);
   // After `if isinstance(...): return` or `assert isinstance(...)`: narrowed to the block's end.

@@ -104,6 +104,22 @@ bool FunctionLowering::runsOnce(TSNode if_statement, std::size_t first_event) co
   return !guarded.empty() && writesGuarded(field(if_statement, g_.f_consequence), guarded, 0);
 }
 
+bool FunctionLowering::returnsOnceDone(TSNode statement, TSNode block) const {
+  if (mode_ != Mode::kNormal || !is(statement, g_.if_statement)) return false;
+  for (Children it(file_.pool, statement); it.valid(); it.next()) {
+    if (it.field() == g_.f_alternative) return false;
+  }
+  TSNode body = field(statement, g_.f_consequence);
+  TSNode only = firstNamedChild(file_.pool, body);
+  if (isNull(only) || !is(only, g_.return_statement) || ts_node_named_child_count(body) != 1) {
+    return false;
+  }
+  // The flag is an attribute (`md.initialized`, `self._ready`): state that outlives the call.
+  TSNode flag = unparenthesize(file_.pool, field(statement, g_.f_condition));
+  if (!is(flag, g_.attribute)) return false;
+  return writesGuarded(block, textOf(flag), 0);
+}
+
 void FunctionLowering::noteCacheKeys(TSNode condition, std::vector<std::string>& keys) const {
   condition = unparenthesize(file_.pool, condition);
   if (!is(condition, g_.comparison_operator)) return;

@@ -199,6 +199,21 @@ void FunctionLowering::notePrint(TSNode call, const Arguments& arguments) {
   fillArguments(events_.back(), arguments);
 }
 
+// `else: logger.error("unsupported type")` under an isinstance test: the path is chosen by the
+// types the capture saw, which no replay can change, and the message says nothing that varies.
+bool FunctionLowering::isConstantLogOnTypedPath(const Arguments& arguments) const {
+  if (narrowed_.empty() || arguments.syntax.has_splat) return false;
+  for (TSNode argument : arguments.syntax.positional) {
+    TSNode shown = unparenthesize(file_.pool, argument);
+    if (!is(shown, g_.string) && !is(shown, g_.concatenated_string)) return false;
+    // An f-string formats values: not constant.
+    for (Children it(file_.pool, shown); it.valid(); it.next()) {
+      if (is(it.node(), g_.interpolation)) return false;
+    }
+  }
+  return !arguments.syntax.positional.empty() && arguments.syntax.keywords.empty();
+}
+
 bool FunctionLowering::noteLoggingApi(std::string_view qualified, TSNode call,
                                       const Arguments& arguments) {
   std::size_t dot = qualified.rfind('.');
@@ -209,7 +224,7 @@ bool FunctionLowering::noteLoggingApi(std::string_view qualified, TSNode call,
                  (owner == "warnings" && name == "warn") ||
                  (owner.ends_with(".logger") && isLogLevel(name));
   if (!logging) return false;
-  if (!quiet()) {
+  if (!quiet() && !isConstantLogOnTypedPath(arguments)) {
     emitHostEffect(call, std::string(qualified), hostConstant(), TSNode{}, kFlagLogging);
     fillArguments(events_.back(), arguments);
   }
@@ -225,7 +240,7 @@ bool FunctionLowering::noteLoggerMethod(const Callee& callee, TSNode call,
       (receiver.object == ObjectKind::kNone && receiver.value.kind == ValueKind::kUnknown &&
        receiver.value.param_deps == 0 && looksLikeLogger(textOf(callee.receiver_node)));
   if (!logger) return false;
-  if (!quiet()) {
+  if (!quiet() && !isConstantLogOnTypedPath(arguments)) {
     emitHostEffect(call, "logging.Logger." + std::string(callee.name), hostConstant(), TSNode{},
                    kFlagLogging);
     fillArguments(events_.back(), arguments);

@@ -16,7 +16,7 @@ class HostSyncCheck final : public Check {
                         DiagnosticSink& sink) const override {
     if (event.kind != EventKind::kHostSync) return;
     // A memoized builder or a lazy initialization: the warm-up ran it, the cache answers now.
-    if (reachedThroughCache(context)) return;
+    if (reachedThroughCache(context) || (event.flags & kFlagRunsOnce) != 0) return;
     Value subject = context.resolve(event.subject);
     // Implicit syncs (int(t), print(t), f"{t}") are hazards only on values known to be tensors;
     // tensor-only methods (.item(), .cpu()) only when the receiver is not known to be a host value.
