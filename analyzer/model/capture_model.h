@@ -52,7 +52,9 @@ enum class EventKind : std::uint8_t {
   kStateChange,      // a library call whose host-side state changes when it runs (a GradScaler's
                      // unscale_, an RNG seed, an optimizer step counted on the host)
   kGradReset,        // gradients released: zero_grad() with set_to_none (its default),
-                     // `p.grad = None`; `target` is the optimizer, module or parameter
+                     // `p.grad = None`; `target` is the optimizer, module or parameter, and
+                     // `source` the paths known to be None there, separated by spaces (the
+                     // `else` of `if self.graph is not None:`)
 };
 
 // Event-kind-specific facts, as bits, so the event stays small and uniform.

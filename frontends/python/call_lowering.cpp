@@ -78,6 +78,10 @@ void FunctionLowering::emitGradReset(TSNode node, std::string target, std::strin
   Event& event = emit(EventKind::kGradReset, node);
   event.api = "grad reset";
   event.text = std::move(text);
+  for (const std::string& path : none_paths_) {
+    if (!event.source.empty()) event.source += ' ';
+    event.source += path;
+  }
   event.target = std::move(target);
 }
 

@@ -653,7 +653,13 @@ void FunctionLowering::lowerIf(TSNode node) {
     noteCacheKeys(field(node, g_.f_condition), host_.cache_keys);
   }
   NarrowMark narrowed = narrowBy(field(node, g_.f_condition), true);
+  bool tests_none = false;
+  const std::string none_tested = noneTestedPath(field(node, g_.f_condition), tests_none);
+  const std::size_t none_before = none_paths_.size();
+  if (!none_tested.empty() && tests_none) none_paths_.push_back(none_tested);
   lowerConditionalBlock(field(node, g_.f_consequence));
+  none_paths_.resize(none_before);
+  if (!none_tested.empty() && !tests_none) none_paths_.push_back(none_tested);  // the other sides
   endNarrowing(narrowed);
   host_.once_depth -= once ? 1 : 0;
   if (lazy) {
@@ -683,6 +689,7 @@ void FunctionLowering::lowerIf(TSNode node) {
       lowerConditionalBlock(field(clause, g_.f_body));
     }
   }
+  none_paths_.resize(none_before);
   endNarrowing(narrowed);
   if (sense == 1) markEagerOnly(alternatives, events_.size());
   for (const auto& [condition_begin, condition_end, side_end] : clauses) {

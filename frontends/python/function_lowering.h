@@ -434,6 +434,11 @@ class FunctionLowering {
   FunctionHostFacts host_;
   // Names narrowed here (isinstance and device tests), and locals bound to such a test.
   std::vector<NarrowedName> narrowed_;
+  // Paths known to be None in the code being lowered (`if self.graph is None:` and the `else` of
+  // `if self.graph is not None:`): where a graph handle is None, no graph was captured yet.
+  std::vector<std::string> none_paths_;
+  // The path `condition` tests against None, and whether it tests `is None` (not `is not None`).
+  std::string noneTestedPath(TSNode condition, bool& is_none) const;
   std::unordered_map<std::string_view, TSNode> type_test_aliases_;
   // Static tests (FunctionModel::tests) and the innermost one the code being lowered runs under.
   std::vector<StaticTest> tests_;

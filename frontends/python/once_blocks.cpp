@@ -104,6 +104,33 @@ bool FunctionLowering::runsOnce(TSNode if_statement, std::size_t first_event) co
   return !guarded.empty() && writesGuarded(field(if_statement, g_.f_consequence), guarded, 0);
 }
 
+std::string FunctionLowering::noneTestedPath(TSNode condition, bool& is_none) const {
+  condition = unparenthesize(file_.pool, condition);
+  if (!is(condition, g_.comparison_operator)) return {};
+  TSNode first{};
+  TSNode last{};
+  int operands = 0;
+  int operators = 0;
+  bool negated = false;
+  for (Children it(file_.pool, condition, true); it.valid(); it.next()) {
+    TSNode child = it.node();
+    if (it.field() == g_.f_operators) {
+      ++operators;
+      if (ts_node_symbol(child) == g_.op_is_not)
+        negated = true;
+      else if (ts_node_symbol(child) != g_.op_is)
+        return {};
+      continue;
+    }
+    if (!ts_node_is_named(child) || is(child, g_.comment)) continue;
+    if (operands++ == 0) first = child;
+    last = child;
+  }
+  if (operands != 2 || operators != 1 || !is(last, g_.none)) return {};
+  is_none = !negated;
+  return flowPath(unparenthesize(file_.pool, first));
+}
+
 bool FunctionLowering::returnsOnceDone(TSNode statement, TSNode block) const {
   if (mode_ != Mode::kNormal || !is(statement, g_.if_statement)) return false;
   for (Children it(file_.pool, statement); it.valid(); it.next()) {

@@ -57,7 +57,7 @@ class GradientsResetBetweenReplaysCheck final : public Check {
         for (const Event& reset : function.events) {
           if (reset.kind != EventKind::kGradReset || reset.region >= 0) continue;
           const std::uint32_t at = reset.range.begin;
-          if (!flow.afterCapture(r, function, at)) continue;
+          if (!flow.afterCapture(r, function, at) || handleIsNone(flow, r, reset)) continue;
           const CaptureFlow::Site* replay = flow.replayAfter(r, function, at);
           if (replay == nullptr) continue;
           const Event* reader = eagerReader(file, function, *replay->event);
@@ -86,6 +86,21 @@ class GradientsResetBetweenReplaysCheck final : public Check {
       }
     }
     return nullptr;
+  }
+
+  // `else:` of `if self.graph is not None:`: no graph exists where the release runs.
+  static bool handleIsNone(const CaptureFlow& flow, std::size_t region, const Event& reset) {
+    std::string_view paths = reset.source;
+    while (!paths.empty()) {
+      const std::size_t space = paths.find(' ');
+      const std::string_view path = paths.substr(0, space);
+      for (const std::string& handle : flow.handles(region)) {
+        if (handle == path) return true;
+      }
+      if (space == std::string_view::npos) break;
+      paths.remove_prefix(space + 1);
+    }
+    return false;
   }
 
   static bool callsStep(const FileModel& file, const Event& call) {
