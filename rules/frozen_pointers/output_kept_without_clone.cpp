@@ -115,7 +115,9 @@ class OutputKeptWithoutCloneCheck final : public Check {
         if (file.references[store.value].kind != Reference::Kind::kCall) continue;
         const Event* call = callEventOf(function, store.value);
         if (call == nullptr) continue;
-        const SourceRange* loop = loopHolding(function, call->range, store.range);
+        // The call runs again after the store: a loop holds both.
+        const SourceRange* loop =
+            CaptureFlow::commonLoop(function, call->range.begin, store.range.begin);
         if (loop == nullptr) continue;
         for (const program::CallTarget& target :
              program.callTargets(program.plainFrame(file, function), file, *call)) {
@@ -142,17 +144,6 @@ class OutputKeptWithoutCloneCheck final : public Check {
       if (event.kind == EventKind::kCall && event.call == call) return &event;
     }
     return nullptr;
-  }
-
-  // The innermost loop of `function` holding both ranges: the call runs again after the store.
-  static const SourceRange* loopHolding(const FunctionModel& function, const SourceRange& a,
-                                        const SourceRange& b) {
-    const SourceRange* best = nullptr;
-    for (const SourceRange& loop : function.loops) {
-      if (loop.begin > std::min(a.begin, b.begin) || loop.end < std::max(a.end, b.end)) continue;
-      if (best == nullptr || loop.begin >= best->begin) best = &loop;
-    }
-    return best;
   }
 
   static void reportKeptCallResult(const FileModel& file, const Event& store, const Event& call,

@@ -72,7 +72,8 @@ class ReboundStaticInputCheck final : public Check {
       if (function.loops.empty()) continue;
       for (const Event& call : function.events) {
         if (call.kind != EventKind::kCall || call.call == kNoRef || call.args.empty()) continue;
-        const SourceRange* loop = innermostLoop(function, call.range);
+        const SourceRange* loop =
+            CaptureFlow::commonLoop(function, call.range.begin, call.range.begin);
         if (loop == nullptr) continue;
         // The arguments bound anew in this iteration, before the call.
         std::vector<const Event*> fresh(call.args.size(), nullptr);
@@ -108,15 +109,6 @@ class ReboundStaticInputCheck final : public Check {
         }
       }
     }
-  }
-
-  static const SourceRange* innermostLoop(const FunctionModel& function, const SourceRange& at) {
-    const SourceRange* best = nullptr;
-    for (const SourceRange& loop : function.loops) {
-      if (loop.begin > at.begin || loop.end < at.end) continue;
-      if (best == nullptr || loop.begin >= best->begin) best = &loop;
-    }
-    return best;
   }
 
   // The binding of `name` to a value not known to be a host value, in `loop` before `call`
