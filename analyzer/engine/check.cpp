@@ -2,7 +2,14 @@
 
 #include <bit>
 
+#include "analyzer/program/program_model.h"
+
 namespace graphsafe {
+
+TensorMemory RegionContext::tensorMemory(RefId ref) const {
+  if (program == nullptr || ref == kNoRef) return TensorMemory::kUnknown;
+  return program->tensorMemory(frame, ref);
+}
 
 Value RegionContext::resolve(const Value& value) const {
   if (value.kind != ValueKind::kUnknown || value.param_deps == 0) return value;
@@ -60,20 +67,21 @@ std::string siteMessage(const CaptureRegion& region) {
 void DiagnosticSink::report(const RegionContext& context, SourceRange range, std::string message,
                             std::optional<Fix> fix, std::optional<Severity> severity) {
   std::vector<RelatedLocation> related;
-  related.push_back({context.region_file->source, context.region->site, siteMessage(*context.region)});
+  related.push_back(
+      {context.region_file->source, context.region->site, siteMessage(*context.region)});
   for (const CallStep& step : context.path) {
     if (step.supplier != nullptr && step.write == nullptr) {
       related.push_back({step.supplier_file->source, step.supplier->range,
                          "the callable is passed in here: " + step.supplier->text});
     } else if (step.supplier != nullptr) {
-      related.push_back({step.supplier_file->source, step.supplier->range,
-                         "`" + step.write->name + "` is given its value here: " +
-                             step.supplier->text});
+      related.push_back(
+          {step.supplier_file->source, step.supplier->range,
+           "`" + step.write->name + "` is given its value here: " + step.supplier->text});
       related.push_back({step.write_file->source, step.write->range,
                          "and stored in `" + step.write->name + "` here"});
     }
-    related.push_back({step.file->source, step.call->range,
-                       "reached through this call: " + step.call->text});
+    related.push_back(
+        {step.file->source, step.call->range, "reached through this call: " + step.call->text});
   }
   reportAt(context.file->source, range, std::move(message), std::move(related), std::move(fix),
            severity);

@@ -56,6 +56,9 @@ struct RegionContext {
   // parameters hold on this path (a tensor argument makes it a tensor; a varying host argument
   // makes it varying, with that argument's origin; only known host constants keep it constant).
   Value resolve(const Value& value) const;
+  // Where the tensor `ref` (a reference of `file`) lives on this path, as the program model
+  // types it: kUnknown without a model or when it cannot say.
+  TensorMemory tensorMemory(RefId ref) const;
 };
 
 // Collects one check's findings. Severity and help come from the rule's catalog entry;

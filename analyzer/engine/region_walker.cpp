@@ -215,6 +215,11 @@ class Walk {
       if (only_region >= 0 && event.region != only_region) continue;
       // Code that runs only when no capture is under way is not captured code.
       if ((event.flags & kFlagEagerOnly) != 0) continue;
+      // An op on a receiver only the program model can type is an op only where it does.
+      if ((event.flags & kFlagUntypedReceiver) != 0 &&
+          context.tensorMemory(event.tensor) == TensorMemory::kUnknown) {
+        continue;
+      }
       // Nor is code behind a test that the arguments on this path decide against.
       if (event.test >= 0 && !mayRun(*target.function, event, literals, region_.dynamo_traced)) {
         continue;
@@ -228,7 +233,8 @@ class Walk {
   void followCall(const RegionContext& caller, const std::vector<std::string>& caller_literals,
                   const Event& call) {
     if (path_.size() >= RegionWalker::kMaxCallDepth) return;
-    for (const program::CallTarget& target : program_.callTargets(caller.frame, *caller.file, call)) {
+    for (const program::CallTarget& target :
+         program_.callTargets(caller.frame, *caller.file, call)) {
       FunctionRef callee = program_.function(target.function);
       if (!callee) continue;
       bool recursive = false;
@@ -282,10 +288,10 @@ bool isHostScalarParameter(const FileModel& file, const Parameter& parameter) {
   };
   if (const Reference* annotation = reference(parameter.annotation)) {
     // `x: float` is an instance of what the name `float` names.
-    const Reference* named = annotation->kind == Reference::Kind::kInstanceOf &&
-                                     !annotation->operands.empty()
-                                 ? reference(annotation->operands[0])
-                                 : nullptr;
+    const Reference* named =
+        annotation->kind == Reference::Kind::kInstanceOf && !annotation->operands.empty()
+            ? reference(annotation->operands[0])
+            : nullptr;
     if (named == nullptr || named->kind != Reference::Kind::kGlobal) return false;
     const std::string& name = named->name;
     return name == "builtins.float" || name == "builtins.int" || name == "builtins.bool" ||

@@ -58,7 +58,7 @@ enum class EventKind : std::uint8_t {
 };
 
 // Event-kind-specific facts, as bits, so the event stays small and uniform.
-enum EventFlag : std::uint16_t {
+enum EventFlag : std::uint32_t {
   kFlagNone = 0,
   kFlagImplicit = 1u << 0,          // an implicit sync or branch (bool(t), print(t), f-string)
   kFlagDataDependent = 1u << 1,     // a data-dependent-shape op (nonzero, masked index, unique)
@@ -87,6 +87,9 @@ enum EventFlag : std::uint16_t {
   kFlagEagerOnly = 1u << 15,        // any event: runs only when no capture is under way (after
                                     // `if capturing: raise`, under `if not capturing:`); the
                                     // region walk skips it
+  kFlagUntypedReceiver = 1u << 16,  // kTensorOp: lowering cannot tell that the receiver is a
+                                    // tensor (a helper's result); the region walk keeps it only
+                                    // where the program model types `tensor` as one
 };
 
 // A test the code around an event makes before the event runs, from `if`, `and`/`or`, ternary,
@@ -132,7 +135,7 @@ struct Event {
   Value subject;            // what the event is about: condition, receiver, bound value, ...
   std::vector<Value> args;  // kCall / kTensorOp: positional argument values
   std::vector<KeywordArg> keywords;
-  std::uint16_t flags = kFlagNone;
+  std::uint32_t flags = kFlagNone;
   // kCall: false when `*args` or `**kwargs` passes arguments whose positions are not known.
   bool arguments_complete = true;
   // The innermost StaticTest (in FunctionModel::tests) the event runs under, or -1.
@@ -169,6 +172,10 @@ struct Event {
   // kStore: the kept value as a reference (FileModel::references), so that the program model
   // can tell what a call returned (`outs.append(runner.run(x))`); kNoRef when not known.
   RefId value = kNoRef;
+  // kHostSync reading a tensor, kTensorOp copying one to the device: that tensor as a
+  // reference, when lowering could not tell where it lives, so that the program model can
+  // (`self.table`, set in __init__ from a CPU factory; a helper's result). kNoRef otherwise.
+  RefId tensor = kNoRef;
 };
 
 struct Parameter {
@@ -231,11 +238,11 @@ struct FunctionModel {
   bool has_self = false;            // a method with an instance parameter
   bool is_classmethod = false;      // its first parameter is the class
   bool is_staticmethod = false;
-  bool is_property = false;         // read as an attribute, it is called
+  bool is_property = false;  // read as an attribute, it is called
   bool is_lambda = false;
-  bool is_generator = false;        // its body yields
-  RefId returns = kNoRef;           // every value it returns, joined (a lambda: its body)
-  RefId yields = kNoRef;            // every value it yields, joined
+  bool is_generator = false;  // its body yields
+  RefId returns = kNoRef;     // every value it returns, joined (a lambda: its body)
+  RefId yields = kNoRef;      // every value it yields, joined
   // The decorators, innermost first (as references: `dec`, `torch.compile(mode=...)`).
   std::vector<RefId> decorators;
   // A `yield` inside one of its body regions (a @contextmanager that captures): that region.
@@ -252,10 +259,10 @@ struct FunctionModel {
 // A class: its bases, methods and the values its methods and body give attributes, for the
 // program model's method resolution and attribute types.
 struct ClassModel {
-  std::string name;            // "Runner"
-  std::string qualified_name;  // module-relative: "Runner", "Outer.Inner", "f.<locals>.C"
-  SourceRange range;           // the name in the definition
-  FunctionId scope = 0;        // the function whose body defines it (0 = module level)
+  std::string name;               // "Runner"
+  std::string qualified_name;     // module-relative: "Runner", "Outer.Inner", "f.<locals>.C"
+  SourceRange range;              // the name in the definition
+  FunctionId scope = 0;           // the function whose body defines it (0 = module level)
   std::int32_t outer_class = -1;  // the class whose body defines it, or -1
   std::vector<RefId> bases;       // in order
   std::vector<std::pair<std::string, FunctionId>> methods;  // sorted by name

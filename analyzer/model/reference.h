@@ -19,6 +19,10 @@ inline constexpr RefId kNoRef = std::numeric_limits<RefId>::max();
 
 enum class ContainerKind : std::uint8_t { kList, kTuple, kDict, kSet, kGenerator };
 
+// Where a tensor lives, when that is known: host memory, pageable or pinned (which a copy to
+// the device under capture needs), or not known (most tensors: on the device, or any).
+enum class TensorMemory : std::uint8_t { kUnknown, kPageableHost, kPinnedHost };
+
 struct Reference {
   enum class Kind : std::uint8_t {
     kGlobal,      // `name`: a dotted name bound by an import, or a module-level name of a file
@@ -45,7 +49,8 @@ struct Reference {
                   // `Optional[Llama]`), which a subclass's instance also satisfies
     kUpdated,     // the container operands[0] with the literal key `name` now holding
                   // operands[1] (`d["a"] = f` in straight-line code)
-    kTensor,      // a value lowering knows to be a tensor
+    kTensor,      // a value lowering knows to be a tensor; `index`, a TensorMemory: where
+                  // lowering knows it lives
     kHost,        // a host value: a number, a string, a bool; `name` its typed key when it is
                   // a literal ("i:3", "s:cuda")
     kNone,        // None

@@ -11,8 +11,8 @@ namespace graphsafe::program {
 
 bool isChainingMethodName(std::string_view name) {
   static constexpr std::string_view kNames[] = {
-      "cuda", "to", "half", "float", "double", "bfloat16", "eval", "train", "requires_grad_",
-      "cpu", "share_memory", "type", "apply", "to_empty"};
+      "cuda",           "to",  "half",         "float", "double", "bfloat16", "eval", "train",
+      "requires_grad_", "cpu", "share_memory", "type",  "apply",  "to_empty"};
   return std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames);
 }
 
@@ -21,14 +21,26 @@ namespace {
 // Library functions that hand back the callable they are given (a decorator applied
 // explicitly, a compiled or scripted module).
 bool returnsItsCallable(std::string_view name) {
-  static constexpr std::string_view kNames[] = {
-      "torch.compile",          "torch.jit.script",     "torch.jit.trace",
-      "torch.jit.ignore",       "torch.no_grad",        "torch.inference_mode",
-      "torch.enable_grad",      "functools.cache",      "functools.lru_cache",
-      "functools.update_wrapper", "contextlib.contextmanager",
-      "contextlib.asynccontextmanager", "builtins.staticmethod", "builtins.classmethod",
-      "builtins.property",      "torch.compiler.disable", "torch._dynamo.disable",
-      "typing.overload",        "typing.final",         "abc.abstractmethod"};
+  static constexpr std::string_view kNames[] = {"torch.compile",
+                                                "torch.jit.script",
+                                                "torch.jit.trace",
+                                                "torch.jit.ignore",
+                                                "torch.no_grad",
+                                                "torch.inference_mode",
+                                                "torch.enable_grad",
+                                                "functools.cache",
+                                                "functools.lru_cache",
+                                                "functools.update_wrapper",
+                                                "contextlib.contextmanager",
+                                                "contextlib.asynccontextmanager",
+                                                "builtins.staticmethod",
+                                                "builtins.classmethod",
+                                                "builtins.property",
+                                                "torch.compiler.disable",
+                                                "torch._dynamo.disable",
+                                                "typing.overload",
+                                                "typing.final",
+                                                "abc.abstractmethod"};
   return std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames);
 }
 
@@ -36,8 +48,8 @@ bool returnsItsCallable(std::string_view name) {
 // torch.fft, torch.special (lowercase names; not the utilities of torch.cuda, torch.distributed
 // and the like, and not the few that answer on the host).
 bool isTensorFunction(std::string_view name) {
-  static constexpr std::string_view kModules[] = {"torch.", "torch.nn.functional.",
-                                                  "torch.linalg.", "torch.fft.", "torch.special."};
+  static constexpr std::string_view kModules[] = {"torch.", "torch.nn.functional.", "torch.linalg.",
+                                                  "torch.fft.", "torch.special."};
   std::size_t dot = name.rfind('.');
   if (dot == std::string_view::npos) return false;
   std::string_view module = name.substr(0, dot + 1);
@@ -46,14 +58,80 @@ bool isTensorFunction(std::string_view name) {
     return false;
   }
   if (last.empty() || !(last.front() >= 'a' && last.front() <= 'z')) return false;
-  static constexpr std::string_view kHost[] = {
-      "is_tensor", "is_floating_point", "numel", "get_default_dtype", "is_grad_enabled",
-      "compile", "manual_seed", "set_default_device", "set_default_dtype", "device",
-      "no_grad", "inference_mode", "enable_grad", "get_rng_state", "set_rng_state"};
+  static constexpr std::string_view kHost[] = {"is_tensor",
+                                               "is_floating_point",
+                                               "numel",
+                                               "get_default_dtype",
+                                               "is_grad_enabled",
+                                               "compile",
+                                               "manual_seed",
+                                               "set_default_device",
+                                               "set_default_dtype",
+                                               "device",
+                                               "no_grad",
+                                               "inference_mode",
+                                               "enable_grad",
+                                               "get_rng_state",
+                                               "set_rng_state"};
   return std::find(std::begin(kHost), std::end(kHost), last) == std::end(kHost);
 }
 
+// Where a tensor method's result lives, from where its receiver does. A host tensor's methods
+// compute on the host, into new pageable memory; a view or an in-place update is the receiver's
+// own memory (pinned stays pinned); a move (`.cuda()`, `.to(...)`, `.type(...)`) ends what is
+// known, and `.pin_memory()` makes a pinned copy.
+std::uint8_t tensorMethodMemory(std::string_view method, std::uint8_t receiver) {
+  constexpr auto kUnknownMemory = static_cast<std::uint8_t>(TensorMemory::kUnknown);
+  constexpr auto kPageable = static_cast<std::uint8_t>(TensorMemory::kPageableHost);
+  if (method == "pin_memory") return static_cast<std::uint8_t>(TensorMemory::kPinnedHost);
+  if (method == "cpu") return receiver == kUnknownMemory ? kPageable : receiver;
+  if (receiver == kUnknownMemory || method == "cuda" || method == "to" || method == "type" ||
+      method == "share_memory_") {
+    return kUnknownMemory;
+  }
+  static constexpr std::string_view kViews[] = {
+      "view",   "view_as",   "narrow",     "select",        "unsqueeze", "squeeze",
+      "expand", "expand_as", "t",          "transpose",     "permute",   "as_strided",
+      "detach", "unflatten", "contiguous", "requires_grad_"};
+  if (method.ends_with('_') ||
+      std::find(std::begin(kViews), std::end(kViews), method) != std::end(kViews)) {
+    return receiver;
+  }
+  return kPageable;
+}
+
 }  // namespace
+
+std::uint8_t TypeEvaluator::hostResultMemory(const CallArguments& arguments) {
+  // A torch op computes where its tensors are: on the host, into new pageable memory, when
+  // every tensor it is given (directly, or in a list as torch.cat takes them) is in host
+  // memory and it is not told a device. Not known otherwise.
+  constexpr auto kUnknownMemory = static_cast<std::uint8_t>(TensorMemory::kUnknown);
+  for (const auto& [name, type] : arguments.keywords) {
+    if (name == "device" || name == "out") return kUnknownMemory;
+  }
+  if (!arguments.complete) return kUnknownMemory;
+  bool any_tensor = false;
+  bool all_host = true;
+  auto visit = [&](TypeId type, auto&& self, int depth) -> void {
+    if (types_.hasUnknown(type)) {
+      all_host = false;
+      return;
+    }
+    for (const Atom& atom : types_.atoms(type)) {
+      if (atom.kind == Atom::Kind::kTensor) {
+        any_tensor = true;
+        all_host = all_host && atom.sub != kUnknownMemory;
+      } else if (atom.kind == Atom::Kind::kContainer && depth == 0) {
+        self(atom.a, self, depth + 1);
+      }
+    }
+  };
+  for (TypeId type : arguments.positional) visit(type, visit, 0);
+  for (const auto& [name, type] : arguments.keywords) visit(type, visit, 0);
+  return any_tensor && all_host ? static_cast<std::uint8_t>(TensorMemory::kPageableHost)
+                                : kUnknownMemory;
+}
 
 TypeId TypeEvaluator::callResult(TypeId callee, const CallArguments& arguments) {
   Nesting nesting(nesting_);
@@ -210,9 +288,9 @@ TypeId TypeEvaluator::libraryCall(std::string_view name, const CallArguments& ar
   }
   if (name == "builtins.list" || name == "builtins.tuple" || name == "builtins.set" ||
       name == "builtins.frozenset" || name == "builtins.sorted" || name == "builtins.reversed") {
-    Holder holder = name == "builtins.tuple"                                ? Holder::kTuple
+    Holder holder = name == "builtins.tuple"                                   ? Holder::kTuple
                     : (name == "builtins.set" || name == "builtins.frozenset") ? Holder::kSet
-                                                                             : Holder::kList;
+                                                                               : Holder::kList;
     return container(holder, element(argument(0)));
   }
   if (name == "builtins.getattr" && arguments.positional.size() >= 2) {
@@ -256,15 +334,18 @@ TypeId TypeEvaluator::libraryCall(std::string_view name, const CallArguments& ar
     return container(Holder::kList, tuple);
   }
   static constexpr std::string_view kHostBuiltins[] = {
-      "builtins.len",   "builtins.int",   "builtins.float", "builtins.str",  "builtins.bool",
-      "builtins.range", "builtins.abs",   "builtins.round", "builtins.hash", "builtins.id",
-      "builtins.ord",   "builtins.chr",   "builtins.repr",  "builtins.format",
-      "builtins.isinstance", "builtins.issubclass", "builtins.hasattr", "builtins.callable"};
+      "builtins.len",     "builtins.int",     "builtins.float",      "builtins.str",
+      "builtins.bool",    "builtins.range",   "builtins.abs",        "builtins.round",
+      "builtins.hash",    "builtins.id",      "builtins.ord",        "builtins.chr",
+      "builtins.repr",    "builtins.format",  "builtins.isinstance", "builtins.issubclass",
+      "builtins.hasattr", "builtins.callable"};
   if (std::find(std::begin(kHostBuiltins), std::end(kHostBuiltins), name) !=
       std::end(kHostBuiltins)) {
     return types_.atom({Atom::Kind::kHost, 0, 0, 0});
   }
-  if (isTensorFunction(name)) return types_.atom({Atom::Kind::kTensor, 0, 0, 0});
+  if (isTensorFunction(name)) {
+    return types_.atom({Atom::Kind::kTensor, hostResultMemory(arguments), 0, 0});
+  }
   // A library class: calling it makes an instance (nn.Linear(...), torch.cuda.CUDAGraph()).
   std::string_view last = name.substr(name.rfind('.') + 1);
   if (!last.empty() && last.front() >= 'A' && last.front() <= 'Z') {
@@ -300,9 +381,9 @@ TypeId TypeEvaluator::libraryMethodCall(std::string_view method, TypeId receiver
               {Atom::Kind::kContainer, static_cast<std::uint8_t>(Holder::kList), host, 0});
         } else if (method == "items" || method == "named_children" || method == "named_modules") {
           Entries entries{{0, host}, {1, atom.a}};
-          TypeId pair = types_.atom({Atom::Kind::kContainer,
-                                     static_cast<std::uint8_t>(Holder::kTuple),
-                                     types_.join(host, atom.a), types_.entries(entries) + 1});
+          TypeId pair =
+              types_.atom({Atom::Kind::kContainer, static_cast<std::uint8_t>(Holder::kTuple),
+                           types_.join(host, atom.a), types_.entries(entries) + 1});
           found = types_.atom(
               {Atom::Kind::kContainer, static_cast<std::uint8_t>(Holder::kList), pair, 0});
         } else if (method == "get" || method == "pop" || method == "setdefault" ||
@@ -317,7 +398,7 @@ TypeId TypeEvaluator::libraryMethodCall(std::string_view method, TypeId receiver
         break;
       }
       case Atom::Kind::kTensor:
-        found = types_.atom(atom);  // most tensor methods make a tensor
+        found = types_.atom({Atom::Kind::kTensor, tensorMethodMemory(method, atom.sub), 0, 0});
         break;
       default:
         break;

@@ -4,10 +4,11 @@
 //
 // Cycles: a question that depends on itself (a parameter whose argument is computed from the
 // same parameter, a class whose base is made by a call into the class) gets a placeholder
-// answer while it is being computed. An answer that used the placeholder of a question still
-// open further out is provisional: it is reused while that question stays open (so a cycle
-// costs one pass, not one per way into it) and dropped once it closes, to be asked again with
-// the settled answer.
+// answer while it is being computed; when the answer used its own placeholder and came out
+// larger, it is asked again from that answer, a few rounds at most. An answer that used the
+// placeholder of a question still open further out is provisional: it is reused while that question
+// stays open (so a cycle costs one pass, not one per way into it) and dropped once it closes, to be
+// asked again with the settled answer.
 //
 // The bounded search: the evaluator looks for a parameter's type at the calls of its function,
 // a few calls up at most (`budget` is how many are left). An answer the bound cut short is
@@ -51,6 +52,9 @@ class CycleTracker {
 template <typename Key, typename Value, typename Hash = std::hash<Key>>
 class CycleMemo {
  public:
+  // Rounds a question that depends on itself is asked in at most.
+  static constexpr int kMaxRounds = 3;
+
   explicit CycleMemo(CycleTracker& tracker) : tracker_(tracker) {}
 
   // The answer for `key`: remembered, a placeholder (`on_cycle`) while it is being computed,
@@ -65,26 +69,37 @@ class CycleMemo {
         tracker_.truncated = tracker_.truncated || entry.truncated;
         return entry.value;
       }
-      if (entry.state == State::kOpen ||
-          (entry.state == State::kProvisional && enough &&
-           tracker_.isOpen(entry.depends_on, entry.question))) {
+      if (entry.state == State::kOpen || (entry.state == State::kProvisional && enough &&
+                                          tracker_.isOpen(entry.depends_on, entry.question))) {
         tracker_.lowest = std::min(tracker_.lowest, entry.depends_on);
         tracker_.truncated = tracker_.truncated || entry.truncated;
         return entry.value;
       }
       entries_.erase(it);  // settled since, or cut shorter than this question allows
     }
-    const int depth = tracker_.open();
     const int budget = tracker_.budget;
-    entries_[key] = Entry{on_cycle, State::kOpen, depth, tracker_.idAt(depth), budget, false};
     const int outer_lowest = tracker_.lowest;
     const bool outer_truncated = tracker_.truncated;
-    tracker_.lowest = INT_MAX;
-    tracker_.truncated = false;
-    Value value = compute();
-    const int lowest = tracker_.lowest;
-    const bool truncated = tracker_.truncated;
-    tracker_.close();
+    Value placeholder = on_cycle;
+    Value value;
+    int depth = 0;
+    int lowest = INT_MAX;
+    bool truncated = false;
+    for (int round = 0;; ++round) {
+      depth = tracker_.open();  // a new id each round: what used the last placeholder is stale
+      entries_[key] = Entry{placeholder, State::kOpen, depth, tracker_.idAt(depth), budget, false};
+      tracker_.lowest = INT_MAX;
+      tracker_.truncated = false;
+      value = compute();
+      lowest = tracker_.lowest;
+      truncated = tracker_.truncated;
+      tracker_.close();
+      // It read its own placeholder and came out larger (`self.x = self.x.cuda()` reads the
+      // attribute it writes): ask again from that answer, so that what the question feeds
+      // itself is part of it. Types only grow, so this settles in a round or two.
+      if (lowest != depth || value == placeholder || round + 1 >= kMaxRounds) break;
+      placeholder = value;
+    }
     Entry& entry = entries_[key];
     if (lowest >= depth) {
       entry = Entry{value, State::kFinal, 0, 0, budget, truncated};

@@ -112,6 +112,19 @@ std::vector<std::string> ProgramModel::libraryCallees(FrameId caller, const File
   return names;
 }
 
+TensorMemory ProgramModel::tensorMemory(FrameId frame, RefId ref) const {
+  if (ref == kNoRef) return TensorMemory::kUnknown;
+  std::lock_guard lock(mutex_);
+  const program::TypeTable& types = evaluator_->types();
+  const TypeId type = evaluator_->typeOf(frame, ref);
+  if (!types.isExact(type)) return TensorMemory::kUnknown;
+  std::uint8_t memory = types.atoms(type).front().sub;
+  for (const Atom& atom : types.atoms(type)) {
+    if (atom.kind != Atom::Kind::kTensor || atom.sub != memory) return TensorMemory::kUnknown;
+  }
+  return static_cast<TensorMemory>(memory);
+}
+
 FunctionRef ProgramModel::regionFunction(const FileModel& file, const CaptureRegion& region) const {
   if (region.function != kNoFunction && region.function < file.functions.size()) {
     return {&file, &file.functions[region.function]};

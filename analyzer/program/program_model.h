@@ -49,6 +49,9 @@ class ProgramModel {
   // frame it is made in. Empty when the callee is not known to be a library's.
   std::vector<std::string> libraryCallees(program::FrameId caller, const FileModel& file,
                                           const Event& call) const;
+  // Where the tensor `ref` (a reference of the frame's file) lives, when every value it may
+  // hold there is a tensor known to be in host memory of that kind; kUnknown otherwise.
+  TensorMemory tensorMemory(program::FrameId frame, RefId ref) const;
   FunctionRef regionFunction(const FileModel& file, const CaptureRegion& region) const;
   FunctionRef function(std::uint32_t id) const;
   std::uint32_t functionId(const FileModel& file, const FunctionModel& function) const;
@@ -72,7 +75,6 @@ class ProgramModel {
   const program::ProgramIndex& index() const { return *index_; }
 
  private:
-
   std::vector<FileModel> files_;
   std::unique_ptr<program::ProgramIndex> index_;
   std::unique_ptr<program::CallSiteIndex> sites_;

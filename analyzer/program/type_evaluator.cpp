@@ -31,10 +31,9 @@ Holder holderOf(ContainerKind kind) {
 
 template <typename Entry>
 const Entry* findSorted(const std::vector<Entry>& entries, std::string_view name) {
-  auto it = std::lower_bound(entries.begin(), entries.end(), name,
-                             [](const Entry& entry, std::string_view key) {
-                               return std::string_view(entry.first) < key;
-                             });
+  auto it = std::lower_bound(
+      entries.begin(), entries.end(), name,
+      [](const Entry& entry, std::string_view key) { return std::string_view(entry.first) < key; });
   return it != entries.end() && it->first == name ? &*it : nullptr;
 }
 
@@ -61,7 +60,9 @@ TypeEvaluator::TypeEvaluator(const ProgramIndex& index, const CallSiteIndex& sit
   site_memo_.clear();
 }
 
-bool TypeEvaluator::spend() { return ++evaluations_ <= kMaxEvaluations; }
+bool TypeEvaluator::spend() {
+  return ++evaluations_ <= kMaxEvaluations;
+}
 
 FrameId TypeEvaluator::plainFrame(std::uint32_t function) {
   FrameId& slot = plain_frames_[function];
@@ -72,8 +73,8 @@ FrameId TypeEvaluator::plainFrame(std::uint32_t function) {
   return slot;
 }
 
-FrameId TypeEvaluator::frame(std::uint32_t function, std::vector<TypeId> params,
-                             FrameId closure, bool exact) {
+FrameId TypeEvaluator::frame(std::uint32_t function, std::vector<TypeId> params, FrameId closure,
+                             bool exact) {
   bool any = std::any_of(params.begin(), params.end(), [](TypeId t) { return t != kBottom; });
   if (!any && closure == kNoId) return plainFrame(function);
   std::string key(reinterpret_cast<const char*>(&function), sizeof(function));
@@ -140,10 +141,10 @@ TypeId TypeEvaluator::evaluate(FrameId frame, std::uint32_t file, const Referenc
       // A def nested in this frame's function closes over this frame (when it knows more than
       // the context-free one does).
       const Frame& current = frames_[frame];
-      const bool closes = index_.function(function).parent != kNoFunction &&
-                          index_.functionId(file, index_.function(function).parent) ==
-                              current.function &&
-                          (!current.params.empty() || current.closure != kNoId);
+      const bool closes =
+          index_.function(function).parent != kNoFunction &&
+          index_.functionId(file, index_.function(function).parent) == current.function &&
+          (!current.params.empty() || current.closure != kNoId);
       const FrameId closure = closes ? frame : kNoId;
       if (reference.index == 1) return decoratedFunction(function, closure);
       return types_.atom(
@@ -208,9 +209,8 @@ TypeId TypeEvaluator::evaluate(FrameId frame, std::uint32_t file, const Referenc
       const std::uint32_t function = index_.functionId(file, reference.function);
       const FunctionModel& model = index_.function(function);
       if (model.class_index < 0 || model.params.empty()) return kUnknown;
-      TypeId receiver = function == frames_[frame].function
-                            ? parameterType(frame, 0)
-                            : contextFreeParameter(function, 0);
+      TypeId receiver = function == frames_[frame].function ? parameterType(frame, 0)
+                                                            : contextFreeParameter(function, 0);
       return types_.atom(
           {Atom::Kind::kSuper, 0, index_.classId(file, model.class_index), receiver});
     }
@@ -218,8 +218,13 @@ TypeId TypeEvaluator::evaluate(FrameId frame, std::uint32_t file, const Referenc
       return instancesOf(operand(0));
     case Kind::kUpdated:
       return updatedContainer(operand(0), reference.name, operand(1));
-    case Kind::kTensor:
-      return types_.atom({Atom::Kind::kTensor, 0, 0, 0});
+    case Kind::kTensor: {
+      const bool known = reference.index > 0 &&
+                         reference.index <= static_cast<std::int32_t>(TensorMemory::kPinnedHost);
+      return types_.atom({Atom::Kind::kTensor,
+                          known ? static_cast<std::uint8_t>(reference.index) : std::uint8_t{0}, 0,
+                          0});
+    }
     case Kind::kHost:
       return types_.atom(
           {Atom::Kind::kHost, 0, reference.name.empty() ? 0 : types_.name(reference.name), 0});
@@ -247,9 +252,8 @@ TypeId TypeEvaluator::updatedContainer(TypeId container, std::string_view key, T
   TypeId result = kBottom;
   bool any_container = false;
   for (const Atom& atom : types_.atoms(container)) {
-    const std::uint32_t name = atom.kind == Atom::Kind::kContainer
-                                   ? entryKey(static_cast<Holder>(atom.sub), key)
-                                   : kNoId;
+    const std::uint32_t name =
+        atom.kind == Atom::Kind::kContainer ? entryKey(static_cast<Holder>(atom.sub), key) : kNoId;
     if (name == kNoId) {
       result = types_.join(result, types_.atom(atom));
       continue;
@@ -260,16 +264,16 @@ TypeId TypeEvaluator::updatedContainer(TypeId container, std::string_view key, T
     std::erase_if(entries, [&](const auto& entry) { return entry.first == name; });
     entries.emplace_back(name, value);
     std::sort(entries.begin(), entries.end());
-    result = types_.join(result, types_.atom({Atom::Kind::kContainer, atom.sub,
-                                              types_.join(atom.a, value),
-                                              types_.entries(std::move(entries)) + 1}));
+    result = types_.join(result,
+                         types_.atom({Atom::Kind::kContainer, atom.sub, types_.join(atom.a, value),
+                                      types_.entries(std::move(entries)) + 1}));
   }
   if (!any_container) {
     // Not known to be a container yet (a dict built elsewhere): it holds at least this.
     Entries entries{{types_.name(key), value}};
-    result = types_.join(result, types_.atom({Atom::Kind::kContainer,
-                                              static_cast<std::uint8_t>(Holder::kDict), value,
-                                              types_.entries(std::move(entries)) + 1}));
+    result = types_.join(
+        result, types_.atom({Atom::Kind::kContainer, static_cast<std::uint8_t>(Holder::kDict),
+                             value, types_.entries(std::move(entries)) + 1}));
   }
   if (types_.hasUnknown(container)) result = types_.join(result, kUnknown);
   return result;
@@ -362,7 +366,8 @@ TypeId TypeEvaluator::selfType(std::uint32_t function, bool as_class) {
   // A method runs with an instance of its class or of any subclass (through the subclass's
   // own calls, or super()).
   TypeId type = types_.atom({kind, 0, own, 0});
-  for (std::uint32_t sub : subclasses(own)) type = types_.join(type, types_.atom({kind, 0, sub, 0}));
+  for (std::uint32_t sub : subclasses(own))
+    type = types_.join(type, types_.atom({kind, 0, sub, 0}));
   return type;
 }
 
@@ -374,7 +379,8 @@ CallArguments TypeEvaluator::argumentsOf(FrameId frame, const Reference& call) {
     arguments.positional.push_back(typeOf(frame, call.operands[i + 1]));
   }
   for (std::size_t i = 0; i < call.names.size() && 1 + positional + i < call.operands.size(); ++i) {
-    arguments.keywords.emplace_back(call.names[i], typeOf(frame, call.operands[1 + positional + i]));
+    arguments.keywords.emplace_back(call.names[i],
+                                    typeOf(frame, call.operands[1 + positional + i]));
   }
   return arguments;
 }
@@ -456,8 +462,8 @@ TypeId TypeEvaluator::moduleMember(std::uint32_t file, std::string_view name, in
 
 TypeId TypeEvaluator::decoratedFunction(std::uint32_t function, FrameId closure) {
   const FunctionModel& model = index_.function(function);
-  TypeId type = types_.atom(
-      {Atom::Kind::kFunction, 0, function, 0, closure == kNoId ? 0 : closure + 1});
+  TypeId type =
+      types_.atom({Atom::Kind::kFunction, 0, function, 0, closure == kNoId ? 0 : closure + 1});
   if (model.decorators.empty() || model.parent == kNoFunction) return type;
   const std::uint64_t key = (std::uint64_t{function} << 32) | closure;
   return decorated_memo_.get(key, type, [&]() { return applyDecorators(function, closure, type); });

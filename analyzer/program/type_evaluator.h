@@ -139,8 +139,8 @@ class TypeEvaluator {
   };
   struct ClassInfo {
     bool resolved = false;
-    bool module = false;       // torch.nn.Module among the bases
-    bool opaque_base = false;  // a base that is no class of the program and not nn.Module
+    bool module = false;              // torch.nn.Module among the bases
+    bool opaque_base = false;         // a base that is no class of the program and not nn.Module
     std::uint32_t external_base = 0;  // name id of the first such library base
     std::vector<std::uint32_t> bases;
     std::vector<std::uint32_t> mro;
@@ -174,6 +174,8 @@ class TypeEvaluator {
   TypeId instanceCall(std::uint32_t class_id, TypeId instance, const CallArguments& arguments);
   TypeId construct(std::uint32_t class_id, const CallArguments& arguments);
   TypeId libraryCall(std::string_view name, const CallArguments& arguments);
+  // Where a torch op's result lives, from its arguments (a TensorMemory).
+  std::uint8_t hostResultMemory(const CallArguments& arguments);
   TypeId libraryMethodCall(std::string_view method, TypeId receiver,
                            const CallArguments& arguments);
   TypeId parameterFromCallSites(std::uint32_t function, std::size_t index);
@@ -197,7 +199,7 @@ class TypeEvaluator {
   TypeTable types_;
   std::vector<Frame> frames_;
   std::unordered_map<std::string, FrameId> frame_ids_;
-  std::vector<FrameId> plain_frames_;  // by function id; kNoId until made
+  std::vector<FrameId> plain_frames_;          // by function id; kNoId until made
   std::vector<std::uint16_t> context_frames_;  // by function id: frames with types made
   CycleTracker cycles_;
   CycleMemo<std::uint64_t, TypeId> memo_{cycles_};
@@ -225,7 +227,6 @@ class TypeEvaluator {
   std::size_t evaluations_ = 0;
   int context_depth_ = 0;
   int nesting_ = 0;
-
 };
 
 }  // namespace graphsafe::program

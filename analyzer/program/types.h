@@ -51,8 +51,8 @@ struct Atom {
                      // `d.items`): what calling it returns depends on the receiver
     kContainer,      // sub: Holder; a: the element type; b: 1 + index of its entries list
                      // (tuple positions, dict literal keys), 0 when there is none
-    kTensor,
-    kHost,  // a number, a string, a bool: a host value
+    kTensor,         // sub: a TensorMemory (analyzer/model/reference.h), where it is known to live
+    kHost,           // a number, a string, a bool: a host value
     kNone,
   };
   Kind kind = Kind::kNone;

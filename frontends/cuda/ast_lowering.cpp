@@ -781,7 +781,7 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
       item.arg_vars.push_back(std::move(facts.vars));
       const clang::Expr* named = strip(arg);
       item.arg_paths.push_back(isa<clang::DeclRefExpr, clang::MemberExpr>(named) ? textOf(named)
-                                                                                : std::string());
+                                                                                 : std::string());
     }
   }
 
@@ -1465,7 +1465,7 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
     }
     RawItem& item = addItem(ItemRole::kEvent, EventKind::kBranch, condition, "");
     item.event.subject.text = item.event.text;
-    item.event.flags = kFlagCaptureDependent | (one != other ? kFlagSidesDiffer : 0);
+    item.event.flags = kFlagCaptureDependent | (one != other ? kFlagSidesDiffer : kFlagNone);
   }
 
   clang::ASTContext& context_;

@@ -108,7 +108,11 @@ ExprInfo FunctionLowering::evalCall(TSNode call) {
   const RefId ref = callRef(callee.ref, arguments);
   const RefId outer_call = call_ref_;
   call_ref_ = ref;
-  ExprInfo result = withRef(evalResolvedCall(callee, call, arguments), ref);
+  ExprInfo result = evalResolvedCall(callee, call, arguments);
+  // A tensor whose memory this file knows (a CPU factory, `.cpu()`, `.pin_memory()`) is typed
+  // by it across files; any other result by the call.
+  result = withRef(std::move(result), memoryRef(result));
+  result = withRef(std::move(result), ref);
   call_ref_ = outer_call;
   return result;
 }
@@ -353,7 +357,7 @@ ExprInfo FunctionLowering::callApi(const std::string& qualified, TSNode call,
     emitStateChange(call, std::string(canonical), file_.text.brief(call));
     return {};
   }
-  auto tensor_op = [&](bool mask, std::uint16_t flags = kFlagNone) {
+  auto tensor_op = [&](bool mask, std::uint32_t flags = kFlagNone) {
     if (!quiet()) {
       Event& event = emit(EventKind::kTensorOp, call);
       event.api = std::string(canonical);
@@ -375,7 +379,7 @@ ExprInfo FunctionLowering::callApi(const std::string& qualified, TSNode call,
   switch (classifyFunction(canonical)) {
     case ApiKind::kFactory: {
       ExprInfo memory;
-      std::uint16_t flags = factoryCopy(canonical, arguments, memory);
+      std::uint32_t flags = factoryCopy(canonical, arguments, memory);
       result = tensor_op(false, flags);
       result.pageable = memory.pageable;
       result.pinned = memory.pinned;
@@ -745,21 +749,32 @@ ExprInfo FunctionLowering::callTensorMethod(const Callee& callee, TSNode call,
   std::string_view name = callee.name;
   const ExprInfo& receiver = callee.receiver;
   bool tensorish = mayBeTensor(receiver.value);
-  auto tensor_op = [&](std::uint16_t flags = kFlagNone) {
-    if (!tensorish || quiet()) return;
+  // A copy to the device from a tensor this file cannot place: the program model may.
+  RefId copy_source = kNoRef;
+  auto tensor_op = [&](std::uint32_t flags = kFlagNone) {
+    if (quiet()) return;
+    if (!tensorish) {
+      // Not known to be a tensor here; a copy of it still is one where the model types it.
+      if (copy_source == kNoRef) return;
+      flags |= kFlagUntypedReceiver;
+    }
     Event& event = emit(EventKind::kTensorOp, call);
     event.api = "torch.Tensor." + std::string(name);
     event.text = file_.text.brief(call);
     event.subject = described(receiver.value, callee.receiver_node);
     event.flags = flags;
+    event.tensor = copy_source;
     fillArguments(event, arguments);
   };
   // A tensor in host memory: reading it waits for no device.
   const bool host_memory = receiver.pageable || receiver.pinned || receiver.host_memory;
-  auto sync = [&](std::uint16_t flags, const Value& subject, TSNode subject_node) {
+  auto sync = [&](std::uint32_t flags, const Value& subject, TSNode subject_node) {
     if ((flags & kFlagNotKnownHost) != 0 && host_memory) return;
-    emitSync(call, "torch.Tensor." + std::string(name), methodText(callee, call), subject,
-             subject_node, flags);
+    Event& event = emitSync(call, "torch.Tensor." + std::string(name), methodText(callee, call),
+                            subject, subject_node, flags);
+    // The program model may know the receiver lives in host memory (an attribute set in
+    // __init__ from a CPU factory), which this file cannot.
+    if ((flags & kFlagNotKnownHost) != 0) event.tensor = receiver.ref;
   };
   ExprInfo result;
   if (const ShapeArguments* shape = methodShapeArguments(name); shape != nullptr && tensorish) {
@@ -768,8 +783,9 @@ ExprInfo FunctionLowering::callTensorMethod(const Callee& callee, TSNode call,
   }
   switch (classifyTensorMethod(name)) {
     case MethodKind::kTensor:
-      tensor_op(static_cast<std::uint16_t>(methodCopy(name, receiver, arguments, result) |
-                                           weightFlags(name, &receiver, arguments)));
+      tensor_op(
+          static_cast<std::uint32_t>(methodCopy(name, receiver, arguments, result, copy_source) |
+                                     weightFlags(name, &receiver, arguments)));
       result.value = tensorResultOf(receiver.value);
       return result;
     case MethodKind::kBoolTensor:
@@ -821,7 +837,7 @@ ExprInfo FunctionLowering::callTensorMethod(const Callee& callee, TSNode call,
         result.pageable = true;
         return result;
       }
-      tensor_op(methodCopy(name, receiver, arguments, result));
+      tensor_op(methodCopy(name, receiver, arguments, result, copy_source));
       result.value = tensorResultOf(receiver.value);
       return result;
     }

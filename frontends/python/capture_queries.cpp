@@ -76,7 +76,7 @@ std::vector<std::string> FunctionLowering::deviceWork(std::size_t begin, std::si
   for (std::size_t i = begin; i < end && i < events_.size(); ++i) {
     const Event& event = events_[i];
     if (event.kind != EventKind::kTensorOp && event.kind != EventKind::kInPlaceUpdate) continue;
-    if (isWaitOnly(event.api)) continue;
+    if (isWaitOnly(event.api) || (event.flags & kFlagUntypedReceiver) != 0) continue;
     work.push_back(event.api + "\n" + event.text);
   }
   std::sort(work.begin(), work.end());

@@ -127,7 +127,7 @@ void FunctionLowering::noteStreamWait(const Callee& callee, TSNode call, TSNode 
   file_.model.functions[id_].contexts.push_back(std::move(block));
 }
 
-std::uint16_t FunctionLowering::weightFlags(std::string_view api, const ExprInfo* receiver,
+std::uint32_t FunctionLowering::weightFlags(std::string_view api, const ExprInfo* receiver,
                                             const Arguments& arguments) const {
   bool cast = receiver == nullptr ? isCastFunction(api) : isCastMethod(api);
   if (!cast) return kFlagNone;

@@ -1373,16 +1373,16 @@ void FunctionLowering::emitBranch(TSNode node, const Value& subject) {
   event.text = std::move(text);
 }
 
-void FunctionLowering::emitSync(TSNode range_node, std::string api, std::string text,
-                                const Value& subject, TSNode subject_node, std::uint16_t flags) {
-  if (quiet()) return;
-  Event& event = emit(EventKind::kHostSync, range_node);
+Event& FunctionLowering::emitSync(TSNode range_node, std::string api, std::string text,
+                                  const Value& subject, TSNode subject_node, std::uint32_t flags) {
+  Event& event = emit(EventKind::kHostSync, range_node);  // a scratch event when quiet
   event.api = std::move(api);
   event.text = std::move(text);
   event.subject = described(subject, subject_node);
   event.flags = flags;
   // Under a lazy initialization: the warm-up's call ran it; a capture finds it done.
   if (host_.once_depth > 0 && host_.lazy_depth > 0) event.flags |= kFlagRunsOnce;
+  return event;
 }
 
 void FunctionLowering::popRegion(std::int32_t region) {

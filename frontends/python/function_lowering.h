@@ -315,7 +315,7 @@ class FunctionLowering {
   enum class Lifetime : std::uint8_t { kFresh, kOutlives, kParameter };
   Lifetime lifetimeOf(TSNode node) const;
   void emitHostEffect(TSNode range_node, std::string api, const Value& subject, TSNode subject_node,
-                      std::uint16_t flags);
+                      std::uint32_t flags);
   void noteGlobalDeclaration(TSNode statement);
   void noteHostWrite(TSNode target, const ExprInfo& base, const ExprInfo& info, bool augmented);
   void noteContainerMethod(const Callee& callee, TSNode call, const Arguments& arguments);
@@ -330,7 +330,7 @@ class FunctionLowering {
   void closeContextBlocks(std::size_t first, std::size_t count, TSNode with);
   void noteStreamWait(const Callee& callee, TSNode call, TSNode other);
   // kFlagReadsWeights for an op autocast casts (`receiver` null: a torch function) reading a leaf.
-  std::uint16_t weightFlags(std::string_view api, const ExprInfo* receiver,
+  std::uint32_t weightFlags(std::string_view api, const ExprInfo* receiver,
                             const Arguments& arguments) const;
   void noteModuleCall(const ExprInfo& module, TSNode call);
   // threading.Thread(target=f), thread pools: true when the API was one of them.
@@ -344,10 +344,15 @@ class FunctionLowering {
   DeviceKind deviceArgument(const ExprInfo* info, TSNode node) const;
   bool isHostData(const ExprInfo* info, TSNode node) const;
   ExprInfo torchDeviceCall(const Arguments& arguments) const;
-  std::uint16_t factoryCopy(std::string_view canonical, const Arguments& arguments,
+  std::uint32_t factoryCopy(std::string_view canonical, const Arguments& arguments,
                             ExprInfo& result) const;
-  std::uint16_t methodCopy(std::string_view name, const ExprInfo& receiver,
-                           const Arguments& arguments, ExprInfo& result) const;
+  // `unknown_source`: the tensor a copy to the device reads when this file cannot tell where it
+  // lives (the program model may: an attribute set in __init__, a helper's result).
+  std::uint32_t methodCopy(std::string_view name, const ExprInfo& receiver,
+                           const Arguments& arguments, ExprInfo& result,
+                           RefId& unknown_source) const;
+  // The reference the model types a tensor result by: where lowering knows it lives.
+  RefId memoryRef(const ExprInfo& info) const;
 
   // ---- references for the program model (reference_lowering.cpp) ----
   // `info` with `ref` when it has none yet.
@@ -405,8 +410,9 @@ class FunctionLowering {
   // A library call whose host-side state changes when it runs (GS107).
   void emitStateChange(TSNode call, std::string api, std::string text);
   bool isExtraStateFunction(std::string_view qualified) const;
-  void emitSync(TSNode range_node, std::string api, std::string text, const Value& subject,
-                TSNode subject_node, std::uint16_t flags);
+  // The event emitted (a scratch one when lowering is quiet).
+  Event& emitSync(TSNode range_node, std::string api, std::string text, const Value& subject,
+                  TSNode subject_node, std::uint32_t flags);
   std::string methodText(const Callee& callee, TSNode call) const;
   bool quiet() const { return mode_ != Mode::kNormal || quiet_depth_ > 0; }
 

@@ -65,7 +65,7 @@ ExprInfo FunctionLowering::torchDeviceCall(const Arguments& arguments) const {
   return result;
 }
 
-std::uint16_t FunctionLowering::factoryCopy(std::string_view canonical, const Arguments& arguments,
+std::uint32_t FunctionLowering::factoryCopy(std::string_view canonical, const Arguments& arguments,
                                             ExprInfo& result) const {
   const ExprInfo* device_info = arguments.find("device");
   TSNode device_node = arguments.syntax.find("device");
@@ -96,9 +96,23 @@ std::uint16_t FunctionLowering::factoryCopy(std::string_view canonical, const Ar
   return kFlagNone;
 }
 
-std::uint16_t FunctionLowering::methodCopy(std::string_view name, const ExprInfo& receiver,
-                                           const Arguments& arguments, ExprInfo& result) const {
-  if (name == "cuda") return receiver.pageable ? kFlagPageableSource : kFlagNone;
+RefId FunctionLowering::memoryRef(const ExprInfo& info) const {
+  if (!info.value.isTensor()) return kNoRef;
+  if (info.pageable) return file_.refs.tensor(TensorMemory::kPageableHost);
+  if (info.pinned) return file_.refs.tensor(TensorMemory::kPinnedHost);
+  return kNoRef;
+}
+
+std::uint32_t FunctionLowering::methodCopy(std::string_view name, const ExprInfo& receiver,
+                                           const Arguments& arguments, ExprInfo& result,
+                                           RefId& unknown_source) const {
+  const bool known_memory = receiver.pageable || receiver.pinned || receiver.host_memory;
+  auto to_device = [&]() -> std::uint32_t {
+    if (receiver.pageable) return kFlagPageableSource;
+    if (!known_memory) unknown_source = receiver.ref;
+    return kFlagNone;
+  };
+  if (name == "cuda") return to_device();
   if (name == "to") {
     DeviceKind device =
         deviceArgument(arguments.find("device", 0), arguments.syntax.find("device", 0));
@@ -109,7 +123,7 @@ std::uint16_t FunctionLowering::methodCopy(std::string_view name, const ExprInfo
         device = DeviceKind::kCuda;
       }
     }
-    if (device == DeviceKind::kCuda) return receiver.pageable ? kFlagPageableSource : kFlagNone;
+    if (device == DeviceKind::kCuda) return to_device();
     result.pageable = receiver.pageable && device == DeviceKind::kUnknown;  // a dtype change
     return kFlagNone;
   }

@@ -110,8 +110,7 @@ RefId ReferenceBuilder::call(RefId callee, std::vector<RefId> positional,
   reference.operands.reserve(1 + positional.size() + keyword_values.size());
   reference.operands.push_back(callee);
   reference.operands.insert(reference.operands.end(), positional.begin(), positional.end());
-  reference.operands.insert(reference.operands.end(), keyword_values.begin(),
-                            keyword_values.end());
+  reference.operands.insert(reference.operands.end(), keyword_values.begin(), keyword_values.end());
   reference.names = std::move(keyword_names);
   return add(std::move(reference));
 }
@@ -143,7 +142,9 @@ RefId ReferenceBuilder::updated(RefId container, std::string_view key, RefId val
   return add(std::move(reference));
 }
 
-RefId ReferenceBuilder::tensor() { return once(Reference::Kind::kTensor, kNoFunction, -1); }
+RefId ReferenceBuilder::tensor(TensorMemory memory) {
+  return once(Reference::Kind::kTensor, kNoFunction, static_cast<std::int32_t>(memory));
+}
 
 RefId ReferenceBuilder::host(std::string_view literal) {
   if (literal.empty()) return once(Reference::Kind::kHost, kNoFunction, -1);
@@ -157,6 +158,8 @@ RefId ReferenceBuilder::host(std::string_view literal) {
   return id;
 }
 
-RefId ReferenceBuilder::none() { return once(Reference::Kind::kNone, kNoFunction, -1); }
+RefId ReferenceBuilder::none() {
+  return once(Reference::Kind::kNone, kNoFunction, -1);
+}
 
 }  // namespace graphsafe::python

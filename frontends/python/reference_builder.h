@@ -37,7 +37,7 @@ class ReferenceBuilder {
   RefId instanceOf(RefId classes);
   // `container` with the literal (typed) key now holding `value`.
   RefId updated(RefId container, std::string_view key, RefId value);
-  RefId tensor();
+  RefId tensor(TensorMemory memory = TensorMemory::kUnknown);
   // A host value; `literal` is its typed key ("i:3", "s:cuda") when it is a literal.
   RefId host(std::string_view literal = {});
   RefId none();

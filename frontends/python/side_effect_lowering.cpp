@@ -79,7 +79,7 @@ FunctionLowering::Lifetime FunctionLowering::lifetimeOf(TSNode node) const {
 }
 
 void FunctionLowering::emitHostEffect(TSNode range_node, std::string api, const Value& subject,
-                                      TSNode subject_node, std::uint16_t flags) {
+                                      TSNode subject_node, std::uint32_t flags) {
   // Lazy initialization, log-once and capture-only blocks run once by design.
   if (quiet() || host_.once_depth > 0) return;
   Event& event = emit(EventKind::kHostSideEffect, range_node);
@@ -146,8 +146,8 @@ void FunctionLowering::noteHostWrite(TSNode target, const ExprInfo& base, const 
     if (lifetimeOf(field(target, g_.f_object)) == Lifetime::kFresh) return;
     if (info.value.isTensor() || info.pageable) return;
     if (!info.value.isKnownHost() && info.value.param_deps == 0) return;
-    emitHostEffect(statement, augmented ? "attribute update" : "attribute assignment",
-                   info.value, target, kFlagNone);
+    emitHostEffect(statement, augmented ? "attribute update" : "attribute assignment", info.value,
+                   target, kFlagNone);
     return;
   }
   if (symbol == g_.subscript) {
@@ -263,8 +263,8 @@ ExprInfo FunctionLowering::evalDictionary(TSNode node) {
       keys.push_back(literalKeyOf(key_node));
     } else {
       // {**other}: the other dict's entries, under keys not known here.
-      TSNode spread_node = is(it.node(), g_.dictionary_splat) ? firstNamedChild(file_.pool, it.node())
-                                                               : it.node();
+      TSNode spread_node =
+          is(it.node(), g_.dictionary_splat) ? firstNamedChild(file_.pool, it.node()) : it.node();
       ExprInfo spread = eval(spread_node);
       values.push_back(file_.refs.element(spread.ref));
       keys.emplace_back();

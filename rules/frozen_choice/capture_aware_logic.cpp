@@ -15,7 +15,7 @@ class CaptureAwareLogicCheck final : public Check {
   void checkRegionEvent(const RegionContext& context, const Event& event,
                         DiagnosticSink& sink) const override {
     if (event.kind != EventKind::kBranch) return;
-    constexpr std::uint16_t kNeeded = kFlagCaptureDependent | kFlagSidesDiffer;
+    constexpr std::uint32_t kNeeded = kFlagCaptureDependent | kFlagSidesDiffer;
     if ((event.flags & kNeeded) != kNeeded) return;
     sink.report(context, event.range,
                 "the branch on `" + event.text +

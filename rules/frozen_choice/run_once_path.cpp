@@ -7,7 +7,7 @@ namespace {
 bool reachedThrough(const RegionContext& context, bool capture_only_counts) {
   // Each call on the path enters the next step's caller; the last enters the event's function.
   for (std::size_t i = 0; i < context.path.size(); ++i) {
-    const std::uint16_t flags = context.path[i].call->flags;
+    const std::uint32_t flags = context.path[i].call->flags;
     if ((flags & kFlagRunsOnce) != 0 &&
         (capture_only_counts || (flags & kFlagCaptureDependent) == 0)) {
       return true;

@@ -22,6 +22,12 @@ class HostSyncCheck final : public Check {
     // tensor-only methods (.item(), .cpu()) only when the receiver is not known to be a host value.
     if ((event.flags & kFlagNeedsTensor) != 0 && !subject.isTensor()) return;
     if ((event.flags & kFlagNotKnownHost) != 0 && subject.isKnownHost()) return;
+    // A tensor in host memory (an attribute set from a CPU factory, a helper's `.cpu()`
+    // result): reading it waits for no device.
+    if ((event.flags & kFlagNotKnownHost) != 0 &&
+        context.tensorMemory(event.tensor) != TensorMemory::kUnknown) {
+      return;
+    }
     sink.report(context, event.range, message(context, event));
   }
 
@@ -29,28 +35,35 @@ class HostSyncCheck final : public Check {
   static std::string message(const RegionContext& context, const Event& event) {
     const std::string what = "`" + event.text + "`";
     if (context.traced()) {
-      return what + " synchronizes with the device inside a torch.compile region: Dynamo breaks "
-                    "the graph here, so the CUDA graph is split and the host waits on every call";
+      return what +
+             " synchronizes with the device inside a torch.compile region: Dynamo breaks "
+             "the graph here, so the CUDA graph is split and the host waits on every call";
     }
     if (context.file->language == Language::kCuda) {
-      return what + " is not permitted while a stream is being captured: it invalidates the "
-                    "capture (cudaErrorStreamCaptureUnsupported) instead of being recorded";
+      return what +
+             " is not permitted while a stream is being captured: it invalidates the "
+             "capture (cudaErrorStreamCaptureUnsupported) instead of being recorded";
     }
     if ((event.flags & kFlagDataDependent) != 0) {
-      return what + " has a data-dependent output size: the host must read a device result to "
-                    "allocate it, which is not permitted during CUDA graph capture";
+      return what +
+             " has a data-dependent output size: the host must read a device result to "
+             "allocate it, which is not permitted during CUDA graph capture";
     }
     if ((event.flags & kFlagImplicit) != 0) {
-      return what + " reads a tensor's value on the host, an implicit device synchronization "
-                    "that is not permitted during CUDA graph capture";
+      return what +
+             " reads a tensor's value on the host, an implicit device synchronization "
+             "that is not permitted during CUDA graph capture";
     }
-    return what + " synchronizes the host with the device, which is not permitted during CUDA "
-                  "graph capture: capture fails instead of recording it";
+    return what +
+           " synchronizes the host with the device, which is not permitted during CUDA "
+           "graph capture: capture fails instead of recording it";
   }
 };
 
 }  // namespace
 
-std::unique_ptr<Check> makeHostSyncCheck() { return std::make_unique<HostSyncCheck>(); }
+std::unique_ptr<Check> makeHostSyncCheck() {
+  return std::make_unique<HostSyncCheck>();
+}
 
 }  // namespace graphsafe

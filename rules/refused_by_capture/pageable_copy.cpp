@@ -1,6 +1,7 @@
 // GS402 pageable-copy: under capture, a copy to the device from pageable (not pinned) host
 // memory. The frontend marks such copies kFlagPageableSource: .to("cuda") or .cuda() of a
-// tensor known to live in pageable memory, copy_ from one, torch.tensor(data, device="cuda").
+// tensor known to live in pageable memory, copy_ from one, torch.tensor(data, device="cuda");
+// a copy of a tensor it cannot place carries that tensor, for the program model to type.
 // Recent PyTorch refuses them during capture; a graph could not replay them anyway.
 #include "analyzer/engine/check.h"
 #include "rules/frozen_choice/run_once_path.h"
@@ -15,7 +16,13 @@ class PageableCopyCheck final : public Check {
 
   void checkRegionEvent(const RegionContext& context, const Event& event,
                         DiagnosticSink& sink) const override {
-    if (event.kind != EventKind::kTensorOp || (event.flags & kFlagPageableSource) == 0) return;
+    if (event.kind != EventKind::kTensorOp) return;
+    // Pageable as this file sees it, or as the program model types the source: an attribute
+    // set in __init__ from a CPU factory, a helper returning one.
+    if ((event.flags & kFlagPageableSource) == 0 &&
+        context.tensorMemory(event.tensor) != TensorMemory::kPageableHost) {
+      return;
+    }
     // A memoized builder or a lazy initialization: the warm-up ran it, the cache answers now.
     if (reachedThroughCache(context)) return;
     std::string source;
