@@ -18,17 +18,19 @@ enum class ValueKind : std::uint8_t {
 enum class ValueOrigin : std::uint8_t {
   kNone,
   kLiteral,
-  kModuleConstant,  // module-level name bound once and never rebound
-  kParameter,       // parameter of the captured function or of a call on the path
-  kLoopVariable,    // target of an enclosing for loop
-  kAttribute,       // attribute written somewhere after construction (self.step)
-  kGlobal,          // module global rebound somewhere
-  kHostCall,        // result of time/random/scheduler and similar calls
-  kTensorExpr,      // produced by a tensor op
-  kReassigned,      // assigned again after the capture (C++: before the graph launch; Python:
-                    // later in the function, or in a loop around a capture made only once)
-  kCaptureQuery,    // is_current_stream_capturing(): true exactly while capturing (GS104's)
-  kLazyParameter,   // a host parameter of a function that captures on its first call only
+  kModuleConstant,    // module-level name bound once and never rebound
+  kParameter,         // parameter of the captured function or of a call on the path
+  kLoopVariable,      // target of an enclosing for loop
+  kAttribute,         // attribute written somewhere after construction (self.step)
+  kGlobal,            // module global rebound somewhere
+  kHostCall,          // result of time/random/scheduler and similar calls
+  kTensorExpr,        // produced by a tensor op
+  kReassigned,        // assigned again after the capture (C++: before the graph launch; Python:
+                      // later in the function, or in a loop around a capture made only once)
+  kCaptureQuery,      // is_current_stream_capturing(): true exactly while capturing (GS104's)
+  kLazyParameter,     // a host parameter of a function that captures on its first call only
+  kOptimizerSetting,  // an optimizer's setting (param_groups[0]["lr"]), which learning-rate
+                      // schedulers rewrite between steps
 };
 
 struct Value {

@@ -400,6 +400,26 @@ Value loopValue(const Value& bound) {
 
 }  // namespace
 
+bool FunctionLowering::iteratesParameters(TSNode iterable, bool named) const {
+  // m.parameters(), m.buffers() (named: m.named_parameters(), m.named_buffers()) of any
+  // receiver, and an optimizer's group["params"]: the tensors a module or optimizer holds.
+  TSNode node = unparenthesize(file_.pool, iterable);
+  if (is(node, g_.call)) {
+    TSNode callee = unparenthesize(file_.pool, field(node, g_.f_function));
+    if (!is(callee, g_.attribute)) return false;
+    std::string_view method = textOf(field(callee, g_.f_attribute));
+    return named ? method == "named_parameters" || method == "named_buffers"
+                 : method == "parameters" || method == "buffers";
+  }
+  if (named || !is(node, g_.subscript)) return false;
+  std::string_view key;
+  for (Children it(file_.pool, node); it.valid(); it.next()) {
+    if (it.field() != g_.f_subscript) continue;
+    if (!plainStringValue(file_.pool, file_.text, it.node(), key)) return false;
+  }
+  return key == "params" && textOf(field(node, g_.f_value)).find("group") != std::string_view::npos;
+}
+
 ExprInfo FunctionLowering::loopElement(TSNode iterable, const ExprInfo& info) {
   TSNode node = unparenthesize(file_.pool, iterable);
   ExprInfo element;
@@ -411,6 +431,11 @@ ExprInfo FunctionLowering::loopElement(TSNode iterable, const ExprInfo& info) {
           info.value.isHostVarying() ? info.value : hostConstant(ValueOrigin::kLoopVariable);
       return element;
     }
+  }
+  if (iteratesParameters(iterable, false)) {
+    element.value = tensorValue();
+    element.leaf = true;
+    return element;
   }
   if (info.value.isTensor() || info.object == ObjectKind::kTensorTuple) {
     element.value = tensorValue();
@@ -447,6 +472,18 @@ void FunctionLowering::bindLoopTarget(TSNode target, TSNode iterable, const Expr
     TSNode callee = field(node, g_.f_function);
     bool enumerate = isUnshadowedBuiltin(callee, "enumerate");
     bool zip = !enumerate && isUnshadowedBuiltin(callee, "zip");
+    if (iteratesParameters(node, true)) {
+      // for name, p in m.named_parameters(): a name, then a tensor.
+      std::size_t index = 0;
+      for (Children it(file_.pool, pattern); it.valid(); it.next(), ++index) {
+        ExprInfo element;
+        element.value = index == 0 ? hostConstant(ValueOrigin::kLoopVariable) : tensorValue();
+        element.leaf = index != 0;
+        element.ref = index == 0 ? file_.refs.host() : file_.refs.tensor();
+        bindTarget(it.node(), element, TSNode{});
+      }
+      return;
+    }
     if (enumerate || zip) {
       CallArguments arguments;
       readArguments(file_.pool, file_.text, field(node, g_.f_arguments), arguments);

@@ -110,6 +110,8 @@ class FunctionLowering {
   std::string importedNameOf(TSNode node) const;
   ExprInfo elementOf(const ExprInfo& info) const;
   ExprInfo loopElement(TSNode iterable, const ExprInfo& info);
+  // Does the loop iterate a module's parameters or buffers (named: as (name, tensor) pairs)?
+  bool iteratesParameters(TSNode iterable, bool named) const;
   ExprInfo attributeRead(const AttributeFacts& facts) const;
 
   // ---- expressions (event_lowering.cpp) ----

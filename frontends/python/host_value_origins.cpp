@@ -179,7 +179,7 @@ ExprInfo FunctionLowering::optimizerSetting(TSNode subscript, TSNode base, ExprI
       owner.find("group") == std::string_view::npos) {
     return info;
   }
-  info.value = hostVarying(ValueOrigin::kHostCall);
+  info.value = hostVarying(ValueOrigin::kOptimizerSetting);
   return info;
 }
 

@@ -37,6 +37,9 @@ std::string whyItVaries(const Value& value) {
     case ValueOrigin::kHostCall:
       return "it comes from a call that returns a new value each time (a clock, a random "
              "generator, a scheduler or optimizer setting)";
+    case ValueOrigin::kOptimizerSetting:
+      return "it is read from an optimizer's param_groups, which a learning-rate scheduler "
+             "(or any code that sets the rate) rewrites between steps";
     case ValueOrigin::kLazyParameter:
       return "it comes from a host parameter of a function that captures the graph on its "
              "first call only and replays it on every later call, whatever that call passes";
