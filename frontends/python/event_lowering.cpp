@@ -1357,12 +1357,19 @@ ExprInfo FunctionLowering::evalComprehension(TSNode node) {
   TSNode body = field(node, g_.f_body);
   RefId element = kNoRef;
   std::vector<std::string> keys;
-  if (is(body, g_.pair)) {
-    eval(field(body, g_.f_key));
-    element = eval(field(body, g_.f_value)).ref;
-    keys.emplace_back();
-  } else {
-    element = eval(body).ref;
+  TSNode kept = is(body, g_.pair) ? field(body, g_.f_value) : body;
+  if (is(body, g_.pair)) eval(field(body, g_.f_key));
+  if (is(body, g_.pair)) keys.emplace_back();
+  ExprInfo kept_info = eval(kept);
+  element = kept_info.ref;
+  if (!is(node, g_.generator_expression)) {
+    // A list, set or dict comprehension keeps every element it computes, like a loop that
+    // appends: `[runner.run(x) for x in batches]` keeps each call's result past the next call.
+    noteLoop(node);
+    emitStore(is(node, g_.dictionary_comprehension) ? "dict comprehension"
+              : is(node, g_.set_comprehension)      ? "set comprehension"
+                                                    : "list comprehension",
+              std::string(), kept, kept_info);
   }
   conditional_depth_ = outer_conditional;
   for (auto it = saved.rbegin(); it != saved.rend(); ++it) {

@@ -21,6 +21,9 @@ namespace {
 std::string keptHow(const Event& store) {
   std::string target = store.target.empty() ? std::string() : " `" + store.target + "`";
   if (store.api == "yield") return "yielded";
+  if (store.api.ends_with(" comprehension")) {
+    return "collected by a " + store.api.substr(0, store.api.size() - 14) + " comprehension";
+  }
   if (store.api == "setattr") return "stored in" + target;
   if (store.api == "__setitem__") return "stored in" + (target.empty() ? " a container" : target);
   if (store.api == "add" || store.api == "put" || store.api == "put_nowait") {
