@@ -217,7 +217,7 @@ class Walk {
       if ((event.flags & kFlagEagerOnly) != 0) continue;
       // An op on a receiver only the program model can type is an op only where it does.
       if ((event.flags & kFlagUntypedReceiver) != 0 &&
-          context.tensorMemory(event.tensor) == TensorMemory::kUnknown) {
+          context.tensorMemory(event.operand) == TensorMemory::kUnknown) {
         continue;
       }
       // Nor is code behind a test that the arguments on this path decide against.

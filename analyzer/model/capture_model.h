@@ -172,10 +172,11 @@ struct Event {
   // kStore: the kept value as a reference (FileModel::references), so that the program model
   // can tell what a call returned (`outs.append(runner.run(x))`); kNoRef when not known.
   RefId value = kNoRef;
-  // kHostSync reading a tensor, kTensorOp copying one to the device: that tensor as a
-  // reference, when lowering could not tell where it lives, so that the program model can
-  // (`self.table`, set in __init__ from a CPU factory; a helper's result). kNoRef otherwise.
-  RefId tensor = kNoRef;
+  // What lowering could not classify, as a reference, so that the program model can: for
+  // kHostSync reading a tensor and kTensorOp copying one to the device, that tensor (where it
+  // lives: `self.table`, set in __init__ from a CPU factory; a helper's result); for kStreamUse
+  // with no `text`, the stream (a parameter, an attribute set in another file). kNoRef otherwise.
+  RefId operand = kNoRef;
 };
 
 struct Parameter {

@@ -346,6 +346,11 @@ TypeId TypeEvaluator::libraryCall(std::string_view name, const CallArguments& ar
   if (isTensorFunction(name)) {
     return types_.atom({Atom::Kind::kTensor, hostResultMemory(arguments), 0, 0});
   }
+  // The streams a program passes around: what made one says which it is (the default stream
+  // is never the capture stream; the current one is it while capturing).
+  if (name == "torch.cuda.default_stream" || name == "torch.cuda.current_stream") {
+    return types_.atom({Atom::Kind::kExternal, 0, types_.name(name), 1});
+  }
   // A library class: calling it makes an instance (nn.Linear(...), torch.cuda.CUDAGraph()).
   std::string_view last = name.substr(name.rfind('.') + 1);
   if (!last.empty() && last.front() >= 'A' && last.front() <= 'Z') {

@@ -112,6 +112,20 @@ std::vector<std::string> ProgramModel::libraryCallees(FrameId caller, const File
   return names;
 }
 
+std::vector<std::string> ProgramModel::libraryInstances(FrameId frame, RefId ref) const {
+  if (ref == kNoRef) return {};
+  std::lock_guard lock(mutex_);
+  const program::TypeTable& types = evaluator_->types();
+  const TypeId type = evaluator_->typeOf(frame, ref);
+  if (!types.isExact(type)) return {};
+  std::vector<std::string> names;
+  for (const Atom& atom : types.atoms(type)) {
+    if (atom.kind != Atom::Kind::kExternal || atom.b != 1) return {};
+    names.push_back(types.nameAt(atom.a));
+  }
+  return names;
+}
+
 TensorMemory ProgramModel::tensorMemory(FrameId frame, RefId ref) const {
   if (ref == kNoRef) return TensorMemory::kUnknown;
   std::lock_guard lock(mutex_);

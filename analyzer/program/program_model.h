@@ -49,6 +49,10 @@ class ProgramModel {
   // frame it is made in. Empty when the callee is not known to be a library's.
   std::vector<std::string> libraryCallees(program::FrameId caller, const FileModel& file,
                                           const Event& call) const;
+  // The library classes or calls that made every value `ref` (a reference of the frame's file)
+  // may hold there ("torch.cuda.Stream", "torch.cuda.default_stream"); empty when some value
+  // is not known to be made by one.
+  std::vector<std::string> libraryInstances(program::FrameId frame, RefId ref) const;
   // Where the tensor `ref` (a reference of the frame's file) lives, when every value it may
   // hold there is a tensor known to be in host memory of that kind; kUnknown otherwise.
   TensorMemory tensorMemory(program::FrameId frame, RefId ref) const;

@@ -763,7 +763,7 @@ ExprInfo FunctionLowering::callTensorMethod(const Callee& callee, TSNode call,
     event.text = file_.text.brief(call);
     event.subject = described(receiver.value, callee.receiver_node);
     event.flags = flags;
-    event.tensor = copy_source;
+    event.operand = copy_source;
     fillArguments(event, arguments);
   };
   // A tensor in host memory: reading it waits for no device.
@@ -774,7 +774,7 @@ ExprInfo FunctionLowering::callTensorMethod(const Callee& callee, TSNode call,
                             subject, subject_node, flags);
     // The program model may know the receiver lives in host memory (an attribute set in
     // __init__ from a CPU factory), which this file cannot.
-    if ((flags & kFlagNotKnownHost) != 0) event.tensor = receiver.ref;
+    if ((flags & kFlagNotKnownHost) != 0) event.operand = receiver.ref;
   };
   ExprInfo result;
   if (const ShapeArguments* shape = methodShapeArguments(name); shape != nullptr && tensorish) {

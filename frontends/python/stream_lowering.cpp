@@ -61,6 +61,14 @@ void FunctionLowering::streamContext(TSNode site, const Arguments& arguments) {
              !isForked(name)) {
     where = "side stream `" + name + "`, never forked from the capture stream (no `" + name +
             ".wait_stream(torch.cuda.current_stream())` before it)";
+  } else if (stream->stream == StreamRole::kUnknown && stream->ref != kNoRef &&
+             !isCaptureStream(*stream, node) && !isForked(name)) {
+    // A stream this file cannot place (a parameter, an attribute set in another file): the
+    // program model may know what made it; `text` stays empty for the check to fill in.
+    Event& event = emit(EventKind::kStreamUse, site);
+    event.subject.text = std::move(name);
+    event.operand = stream->ref;
+    return;
   } else {
     return;
   }

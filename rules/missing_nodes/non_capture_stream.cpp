@@ -1,7 +1,10 @@
 // GS301 non-capture-stream: work placed on a stream outside the capture, under capture. The
 // frontends decide which stream each piece of work goes to and whether that stream is the capture
 // stream or forked from it (kStreamUse); this check reports those that run under a region.
+#include <algorithm>
+
 #include "analyzer/engine/check.h"
+#include "analyzer/program/program_model.h"
 
 namespace graphsafe {
 
@@ -24,6 +27,60 @@ bool forkedByCaller(const RegionContext& context, const std::string& stream) {
   return false;
 }
 
+// The names the stream `name` has in the callers on the path: itself, and for a parameter of
+// the function the text of the argument that filled it, call by call up the path.
+std::vector<std::string> namesOnPath(const RegionContext& context, const std::string& name) {
+  std::vector<std::string> names{name};
+  const FunctionModel* function = context.function;
+  std::string current = name;
+  for (auto step = context.path.rbegin(); step != context.path.rend() && function != nullptr;
+       ++step) {
+    std::size_t index = function->params.size();
+    for (std::size_t i = 0; i < function->params.size(); ++i) {
+      if (function->params[i].name == current) index = i;
+    }
+    if (index == function->params.size()) break;
+    const Event& call = *step->call;
+    std::string passed;
+    for (const KeywordArg& keyword : call.keywords) {
+      if (keyword.name == current) passed = keyword.value.text;
+    }
+    const std::size_t offset = (call.flags & kFlagBoundMethod) != 0 ? 1 : 0;
+    if (passed.empty() && index >= offset && index - offset < call.args.size()) {
+      passed = call.args[index - offset].text;
+    }
+    if (passed.empty()) break;
+    names.push_back(passed);
+    current = passed;
+    function = step->caller;
+  }
+  return names;
+}
+
+// A stream lowering could not place: what the program model says made it, as the words of a
+// finding ("" when it is not known to be outside the capture).
+std::string placedByModel(const RegionContext& context, const Event& event) {
+  if (context.program == nullptr || event.operand == kNoRef) return {};
+  const std::vector<std::string> makers =
+      context.program->libraryInstances(context.frame, event.operand);
+  if (makers.empty()) return {};
+  const std::string& name = event.subject.text;
+  auto all = [&](std::string_view maker) {
+    return std::all_of(makers.begin(), makers.end(),
+                       [&](const std::string& m) { return m == maker; });
+  };
+  if (all("torch.cuda.default_stream")) {
+    return "the default stream (`" + name + "`, made by torch.cuda.default_stream())";
+  }
+  if (!all("torch.cuda.Stream")) return {};
+  for (const std::string& alias : namesOnPath(context, name)) {
+    if (forkedByCaller(context, alias)) return {};
+  }
+  return "side stream `" + name +
+         "`, a torch.cuda.Stream() never forked from the capture stream (no `" + name +
+         ".wait_stream(torch.cuda.current_stream())` before it, here or in a caller)";
+}
+
 class NonCaptureStreamCheck final : public Check {
  public:
   std::string_view id() const override { return "GS301"; }
@@ -34,9 +91,13 @@ class NonCaptureStreamCheck final : public Check {
     // Extension code gets GS304 for the same work, region or not: one finding per line.
     if ((event.flags & kFlagExtensionCode) != 0) return;
     if (!event.subject.text.empty() && forkedByCaller(context, event.subject.text)) return;
+    std::string where = event.text;
+    if (event.operand != kNoRef && where.empty()) {
+      where = placedByModel(context, event);
+      if (where.empty()) return;  // not known to be outside the capture
+    }
     const std::string what = event.api.empty() ? std::string("this work") : "`" + event.api + "`";
-    const std::string where =
-        event.text.empty() ? std::string("a stream outside the capture") : event.text;
+    if (where.empty()) where = "a stream outside the capture";
     sink.report(context, event.range,
                 what + " goes to " + where +
                     ", which is not being captured: it runs once, at capture time, and is missing "

@@ -25,7 +25,7 @@ class HostSyncCheck final : public Check {
     // A tensor in host memory (an attribute set from a CPU factory, a helper's `.cpu()`
     // result): reading it waits for no device.
     if ((event.flags & kFlagNotKnownHost) != 0 &&
-        context.tensorMemory(event.tensor) != TensorMemory::kUnknown) {
+        context.tensorMemory(event.operand) != TensorMemory::kUnknown) {
       return;
     }
     sink.report(context, event.range, message(context, event));

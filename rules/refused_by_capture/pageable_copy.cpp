@@ -20,7 +20,7 @@ class PageableCopyCheck final : public Check {
     // Pageable as this file sees it, or as the program model types the source: an attribute
     // set in __init__ from a CPU factory, a helper returning one.
     if ((event.flags & kFlagPageableSource) == 0 &&
-        context.tensorMemory(event.tensor) != TensorMemory::kPageableHost) {
+        context.tensorMemory(event.operand) != TensorMemory::kPageableHost) {
       return;
     }
     // A memoized builder or a lazy initialization: the warm-up ran it, the cache answers now.
