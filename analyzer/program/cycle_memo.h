@@ -4,8 +4,9 @@
 //
 // Cycles: a question that depends on itself (a parameter whose argument is computed from the
 // same parameter, a class whose base is made by a call into the class) gets a placeholder
-// answer while it is being computed; when the answer used its own placeholder and came out
-// larger, it is asked again from that answer, a few rounds at most. An answer that used the
+// answer while it is being computed. A memo built with more than one round asks a question
+// that used its own placeholder and came out larger again, from that answer: an attribute
+// written from itself (`self.t = self.t.cuda()`) holds both values. An answer that used the
 // placeholder of a question still open further out is provisional: it is reused while that question
 // stays open (so a cycle costs one pass, not one per way into it) and dropped once it closes, to be
 // asked again with the settled answer.
@@ -52,10 +53,9 @@ class CycleTracker {
 template <typename Key, typename Value, typename Hash = std::hash<Key>>
 class CycleMemo {
  public:
-  // Rounds a question that depends on itself is asked in at most.
-  static constexpr int kMaxRounds = 3;
-
-  explicit CycleMemo(CycleTracker& tracker) : tracker_(tracker) {}
+  // `rounds`: how many times a question that depends on itself is asked at most (1: its
+  // placeholder stands for itself).
+  explicit CycleMemo(CycleTracker& tracker, int rounds = 1) : tracker_(tracker), rounds_(rounds) {}
 
   // The answer for `key`: remembered, a placeholder (`on_cycle`) while it is being computed,
   // or computed now by `compute()`.
@@ -97,7 +97,7 @@ class CycleMemo {
       // It read its own placeholder and came out larger (`self.x = self.x.cuda()` reads the
       // attribute it writes): ask again from that answer, so that what the question feeds
       // itself is part of it. Types only grow, so this settles in a round or two.
-      if (lowest != depth || value == placeholder || round + 1 >= kMaxRounds) break;
+      if (lowest != depth || value == placeholder || round + 1 >= rounds_) break;
       placeholder = value;
     }
     Entry& entry = entries_[key];
@@ -143,6 +143,7 @@ class CycleMemo {
     bool truncated = false;      // the budget cut it short
   };
   CycleTracker& tracker_;
+  int rounds_ = 1;
   std::unordered_map<Key, Entry, Hash> entries_;
 };
 

@@ -204,7 +204,8 @@ class TypeEvaluator {
   CycleTracker cycles_;
   CycleMemo<std::uint64_t, TypeId> memo_{cycles_};
   CycleMemo<std::uint64_t, TypeId> parameter_memo_{cycles_};
-  CycleMemo<std::string, TypeId> attribute_memo_{cycles_};
+  // Attributes written from themselves need their own value: asked twice when they do.
+  CycleMemo<std::string, TypeId> attribute_memo_{cycles_, 2};
   CycleMemo<std::string, TypeId> global_memo_{cycles_};
   CycleMemo<std::uint64_t, TypeId> decorated_memo_{cycles_};
   std::vector<ClassInfo> classes_;
