@@ -81,6 +81,20 @@ std::string placedByModel(const RegionContext& context, const Event& event) {
          ".wait_stream(torch.cuda.current_stream())` before it, here or in a caller)";
 }
 
+// `with torch.cuda.stream(s):` around a capture of its own (`with torch.cuda.graph(child,
+// stream=s):`): the stream is used to record a child graph, and the work in it is captured
+// there, not escaped.
+bool holdsCapture(const RegionContext& context, const Event& event) {
+  for (const ContextBlock& block : context.function->contexts) {
+    if (block.kind != ContextBlock::Kind::kStream || block.site.begin != event.range.begin)
+      continue;
+    for (const CaptureRegion& region : context.file->regions) {
+      if (region.site.begin > block.site.end && region.site.end <= block.span.end) return true;
+    }
+  }
+  return false;
+}
+
 class NonCaptureStreamCheck final : public Check {
  public:
   std::string_view id() const override { return "GS301"; }
@@ -91,6 +105,7 @@ class NonCaptureStreamCheck final : public Check {
     // Extension code gets GS304 for the same work, region or not: one finding per line.
     if ((event.flags & kFlagExtensionCode) != 0) return;
     if (!event.subject.text.empty() && forkedByCaller(context, event.subject.text)) return;
+    if (holdsCapture(context, event)) return;
     std::string where = event.text;
     if (event.operand != kNoRef && where.empty()) {
       where = placedByModel(context, event);
