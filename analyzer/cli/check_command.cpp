@@ -45,6 +45,43 @@ std::string cacheDirectory(const CheckCommandOptions& options) {
   return ".graphsafe_cache";
 }
 
+// -p and --cuda-path name directories the C++ frontend reads; a wrong one is a mistake in the
+// command, said before anything is parsed, not a silent fallback to other flags.
+bool validateCxxOptions(const CheckCommandOptions& options, std::string& error) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!options.compile_commands_dir.empty()) {
+    fs::path database = fs::path(options.compile_commands_dir) / "compile_commands.json";
+    if (!fs::is_directory(options.compile_commands_dir, ec)) {
+      error = "-p: " + options.compile_commands_dir + " is not a directory";
+      return false;
+    }
+    if (!fs::is_regular_file(database, ec)) {
+      error = "-p: " + options.compile_commands_dir +
+              " holds no compile_commands.json (CMake writes one with "
+              "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON; Bear or compiledb make one for other builds)";
+      return false;
+    }
+  }
+  if (!options.cuda_path.empty() && options.cuda_path != "none" &&
+      !fs::is_regular_file(fs::path(options.cuda_path) / "include" / "cuda_runtime.h", ec)) {
+    error = "--cuda-path: " + options.cuda_path +
+            " is not a CUDA toolkit (no include/cuda_runtime.h there); give the toolkit's root, "
+            "such as /usr/local/cuda, or `none` for graphsafe's built-in CUDA declarations";
+    return false;
+  }
+  for (const auto* args : {&options.extra_args, &options.extra_args_before}) {
+    for (const std::string& arg : *args) {
+      if (arg.empty()) {
+        error = std::string(args == &options.extra_args ? "--extra-arg" : "--extra-arg-before") +
+                ": an empty argument";
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 std::vector<std::string> splitCodeLists(const std::vector<std::string>& lists) {
@@ -179,6 +216,12 @@ bool toEngineOptions(const CheckCommandOptions& options, EngineOptions& engine,
     error = "--shard: expected I/N with 1 <= I <= N (such as 2/4), not '" + options.shard + "'";
     return false;
   }
+  if (!validateCxxOptions(options, error)) return false;
+  engine.settings.compile_commands_dir = options.compile_commands_dir;
+  engine.settings.cuda_path = options.cuda_path;
+  engine.settings.show_compiler_errors = options.show_compiler_errors;
+  engine.settings.extra_args = options.extra_args;
+  engine.settings.extra_args_before = options.extra_args_before;
   engine.cache_dir = cacheDirectory(options);
   // The JSON document carries the regions report; --show-regions prints it.
   engine.report_regions = options.show_regions || options.format == "json";

@@ -16,7 +16,7 @@
 namespace graphsafe {
 
 struct CheckCommandOptions {
-  std::vector<std::string> paths;   // default "."
+  std::vector<std::string> paths;  // default "."
   // text | concise | json | sarif | github | gitlab | junit | lintrunner | json-lines
   std::string format = "text";
   std::string output;               // file to write (atomically); empty = stdout
@@ -26,7 +26,7 @@ struct CheckCommandOptions {
   unsigned jobs = 0;                 // 0 = one per core
   bool exit_zero = false;
   bool statistics = false;
-  bool show_regions = false;  // --show-regions: the regions report after the findings
+  bool show_regions = false;   // --show-regions: the regions report after the findings
   std::string color = "auto";  // auto | always | never
   std::string max_file_size;   // "8M", "512K", "1000000"; empty = the default
   bool quiet = false;          // no summary line
@@ -44,6 +44,14 @@ struct CheckCommandOptions {
   // --shard I/N: report only the findings (and notices) of files in shard I of N (1-based). The
   // analysis still reads the whole tree, so cross-file results are those of an unsharded run.
   std::string shard;
+  // C++: -p DIR (the directory of compile_commands.json), --cuda-path DIR|none,
+  // --show-compiler-errors, and --extra-arg / --extra-arg-before ARG (repeatable), as
+  // clang-tidy takes them.
+  std::string compile_commands_dir;
+  std::string cuda_path;
+  bool show_compiler_errors = false;
+  std::vector<std::string> extra_args;
+  std::vector<std::string> extra_args_before;
 };
 
 struct Shard {

@@ -83,6 +83,23 @@ void addCheckOptions(CLI::App& check, CheckCommandOptions& options) {
                    ".graphsafe_cache)");
   check.add_flag("--no-cache", options.no_cache,
                  "Neither read nor write the result cache (also GRAPHSAFE_NO_CACHE=1)");
+  check.add_option("-p,--compile-commands-dir", options.compile_commands_dir,
+                   "C++: the directory holding the build's compile_commands.json (default: the "
+                   "nearest one above each file, or in a build/ directory on the way)");
+  check.add_option("--cuda-path", options.cuda_path,
+                   "C++: the CUDA toolkit to parse against, or `none` for the built-in "
+                   "declarations (default: $GRAPHSAFE_CUDA_PATH, $CUDA_HOME, /usr/local/cuda)");
+  check
+      .add_option("--extra-arg", options.extra_args,
+                  "C++: an argument appended to every compile command (-DUSE_CUDA_GRAPH, "
+                  "-Iinclude); repeatable")
+      ->allow_extra_args(false);
+  check
+      .add_option("--extra-arg-before", options.extra_args_before,
+                  "C++: an argument put before every compile command's own; repeatable")
+      ->allow_extra_args(false);
+  check.add_flag("--show-compiler-errors", options.show_compiler_errors,
+                 "C++: list the compiler's errors about the analyzed files as notices");
   check.add_option("--shard", options.shard,
                    "Report only shard I of N (I/N, by path hash); the analysis still sees the "
                    "whole tree. Merge the shards' SARIF with `graphsafe merge`");

@@ -44,6 +44,10 @@ struct AnalysisSettings {
   // C++: the CUDA toolkit root (`--cuda-path`); "" = detect, "none" = use the built-in
   // declarations as on a machine without CUDA.
   std::string cuda_path;
+  // C++: arguments added to every compile command, before the compiler's own (`--extra-arg-before`)
+  // and after them (`--extra-arg`), as clang-tidy takes them: `-DUSE_CUDA_GRAPH`, `-I...`.
+  std::vector<std::string> extra_args_before;
+  std::vector<std::string> extra_args;
 };
 
 }  // namespace graphsafe

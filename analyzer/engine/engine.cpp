@@ -13,6 +13,7 @@
 #include "analyzer/model/entry_points.h"
 #include "analyzer/engine/check.h"
 #include "analyzer/engine/cuda_frontend_loader.h"
+#include "analyzer/engine/extension_reach.h"
 #include "analyzer/engine/file_walker.h"
 #include "analyzer/engine/frontend.h"
 #include "analyzer/engine/parallel.h"
@@ -80,6 +81,25 @@ bool fileMatters(const Frontend& frontend, const std::string& text,
   return false;
 }
 
+// How many C++ translation units parsed with compiler errors: their findings rest on what
+// Clang recovered, and the usual cause (flags the build passes that the analysis lacks) has a
+// remedy the user should hear about once per run, not once per file.
+void noteCompilerErrors(const std::vector<FileModel>& files, std::vector<Notice>& notices) {
+  std::size_t parsed = 0;
+  std::size_t with_errors = 0;
+  for (const FileModel& file : files) {
+    if (file.language != Language::kCuda || !file.lowered || file.parse_failed) continue;
+    ++parsed;
+    with_errors += file.compiler_errors > 0 ? 1 : 0;
+  }
+  if (with_errors == 0) return;
+  notices.push_back({"", -1,
+                     std::to_string(with_errors) + " of " + std::to_string(parsed) +
+                         " C++ files parsed with compiler errors, and were analyzed as far as "
+                         "Clang recovered them (--show-compiler-errors lists the errors; -p names "
+                         "the build's compile_commands.json, --extra-arg adds a flag)"});
+}
+
 // Imports are followed this many files deep from a file that may capture: a longer chain of
 // imports is not real code.
 constexpr int kMaxImportRounds = 32;
@@ -117,6 +137,7 @@ class LazyLowering {
     lower(batch);
     nameModules();
     lowerImported(batch);
+    markHeadersOfExtensionUnits(models_);
     auto program = std::make_unique<ProgramModel>(std::move(models_));
     program->settleRegions();
     for (const std::string& entry :
@@ -133,6 +154,7 @@ class LazyLowering {
       const auto& own = program->files()[i].notices;
       notices.insert(notices.end(), own.begin(), own.end());
     }
+    noteCompilerErrors(program->files(), notices);
     return program;
   }
 

@@ -92,8 +92,8 @@ json diagnosticToJson(const Diagnostic& d) {
 json regionToJson(const RegionSummary& region) {
   json unresolved = json::array();
   for (const UnresolvedCall& call : region.unresolved) {
-    unresolved.push_back(json::array(
-        {call.file->path(), rangeToJson(call.range), call.text, call.reason}));
+    unresolved.push_back(
+        json::array({call.file->path(), rangeToJson(call.range), call.text, call.reason}));
   }
   return {{"path", region.file->path()}, {"site", rangeToJson(region.site)},
           {"kind", region.kind},         {"function", region.function},
@@ -373,7 +373,7 @@ void ResultCache::store(const std::vector<CachedFileState>& files, const RunResu
 // Every setting changes what the analysis finds, so every one enters the key. This fails to
 // compile when AnalysisSettings gains a field: add it to the key below, then update the size.
 static_assert(sizeof(AnalysisSettings) ==
-                  4 * sizeof(std::vector<std::string>) +
+                  6 * sizeof(std::vector<std::string>) +
                       sizeof(std::vector<std::pair<std::string, std::string>>) +
                       3 * sizeof(std::size_t) + 2 * sizeof(std::string) + 8,
               "a new AnalysisSettings field must enter runCacheKey() (result_cache.cpp)");
@@ -411,6 +411,10 @@ std::string runCacheKey(const EngineOptions& options) {
   key << "limits " << s.max_file_bytes << " " << s.parse_timeout_ms << " "
       << s.max_parse_memory_bytes << " " << s.show_compiler_errors << "\n";
   key << "cxx " << s.compile_commands_dir << " " << s.cuda_path << "\n";
+  for (const std::string& arg : s.extra_args_before)
+    key << "cxx-before " << arg.size() << ":" << arg << "\n";
+  for (const std::string& arg : s.extra_args)
+    key << "cxx-after " << arg.size() << ":" << arg << "\n";
   for (const char* name :
        {"GRAPHSAFE_CUDA_FRONTEND", "GRAPHSAFE_CUDA_PREFILTER", "GRAPHSAFE_CUDA_PATH"}) {
     const char* value = std::getenv(name);

@@ -367,6 +367,17 @@ struct FileModel {
   std::vector<SourceComment> comments;
   std::vector<Notice> notices;
   bool parse_failed = false;  // the file was skipped; `notices` says why
+  // C++: errors the compiler met in the translation unit (a header not found, a declaration it
+  // needed): the model holds what Clang recovered. 0 for Python.
+  std::uint32_t compiler_errors = 0;
+  // C++: reachable from PyTorch (its unit includes a torch header, at any depth, or registers
+  // operators; or an extension unit includes it), and the project headers its unit includes (real
+  // paths, sorted). The engine marks a header's events kFlagExtensionCode when an extension unit
+  // includes it.
+  bool extension_code = false;
+  std::vector<std::string> includes;
+  // A header marked so by the engine: the path of an extension unit that includes it.
+  std::string extension_includer;
   // Python: what the file's imports bind (local name -> dotted name it stands for), so that a
   // package's __init__ re-exports resolve across files; and the modules of `from m import *`.
   std::vector<std::pair<std::string, std::string>> import_aliases;  // sorted by name

@@ -230,6 +230,15 @@ std::vector<CallTarget> callTargets(TypeEvaluator& evaluator, FrameId caller,
     }
     collector.addFunction(function, std::move(bound));
   }
+  // C++: a function only declared in the caller's translation unit, defined in another file
+  // of the program under the same qualified name (a launcher in another .cu, a header's inline
+  // function analyzed as its own file).
+  if (collector.empty() && file.language == Language::kCuda && call.callee == kNoFunction &&
+      !call.callee_qualified.empty()) {
+    for (std::uint32_t function : evaluator.index().cppFunctions(call.callee_qualified)) {
+      collector.addFunction(function, {});
+    }
+  }
   return collector.take();
 }
 

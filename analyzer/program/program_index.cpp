@@ -70,11 +70,18 @@ ProgramIndex::ProgramIndex(const std::vector<FileModel>& files) : files_(files) 
     class_offsets_.push_back(classes);
     functions += static_cast<std::uint32_t>(files[i].functions.size());
     classes += static_cast<std::uint32_t>(files[i].classes.size());
+    if (files[i].language == Language::kCuda) {
+      for (FunctionId f = 0; f < files[i].functions.size(); ++f) {
+        cpp_functions_[files[i].functions[f].qualified_name].push_back(functionId(i, f));
+      }
+      continue;
+    }
     if (files[i].language != Language::kPython) continue;
     const std::string& name = files[i].module_name;
     if (!name.empty()) {
       exact_[name].push_back(i);
-      for (std::size_t dot = name.find('.'); dot != std::string::npos; dot = name.find('.', dot + 1)) {
+      for (std::size_t dot = name.find('.'); dot != std::string::npos;
+           dot = name.find('.', dot + 1)) {
         packages_.emplace(name.substr(0, dot), true);
       }
     }
@@ -94,6 +101,12 @@ ProgramIndex::ProgramIndex(const std::vector<FileModel>& files) : files_(files) 
   }
   function_offsets_.push_back(functions);
   class_offsets_.push_back(classes);
+}
+
+const std::vector<std::uint32_t>& ProgramIndex::cppFunctions(std::string_view qualified) const {
+  static const std::vector<std::uint32_t> none;
+  auto it = cpp_functions_.find(std::string(qualified));
+  return it == cpp_functions_.end() ? none : it->second;
 }
 
 std::uint32_t ProgramIndex::functionFile(std::uint32_t id) const {

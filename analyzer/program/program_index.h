@@ -58,6 +58,10 @@ class ProgramIndex {
   std::uint32_t moduleFile(std::string_view dotted, std::uint32_t from) const;
   // Is `dotted` a package (a directory of modules) of the program, or a prefix of one?
   bool isPackage(std::string_view dotted) const;
+  // The C++ functions defined under a fully qualified name (`ns::Class::method`), in file
+  // order: a call lowering could not resolve in its own translation unit (the callee is only
+  // declared there) runs one of them.
+  const std::vector<std::uint32_t>& cppFunctions(std::string_view qualified) const;
 
  private:
   std::uint32_t nearest(const std::vector<std::uint32_t>& candidates, std::uint32_t from) const;
@@ -68,6 +72,7 @@ class ProgramIndex {
   std::unordered_map<std::string, std::vector<std::uint32_t>> exact_;
   std::unordered_map<std::string, std::vector<std::uint32_t>> suffixes_;
   std::unordered_map<std::string, bool> packages_;
+  std::unordered_map<std::string, std::vector<std::uint32_t>> cpp_functions_;
 };
 
 }  // namespace graphsafe::program

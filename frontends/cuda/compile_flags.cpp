@@ -116,6 +116,7 @@ CompileCommand compileCommandFor(const std::string& absolute_path, std::string_v
 
   std::vector<std::string>& args = result.arguments;
   args.emplace_back("clang++");
+  args.insert(args.end(), settings.extra_args_before.begin(), settings.extra_args_before.end());
   if (result.cuda) {
     args.insert(args.end(), {"-x", "cuda", "--cuda-host-only", "-nocudalib"});
     if (result.toolkit.found()) {
@@ -140,6 +141,7 @@ CompileCommand compileCommandFor(const std::string& absolute_path, std::string_v
   }
   if (!has_standard) args.emplace_back("-std=c++17");
   args.insert(args.end(), flags.begin(), flags.end());
+  args.insert(args.end(), settings.extra_args.begin(), settings.extra_args.end());
   args.insert(args.end(), {"-idirafter", std::string(kBuiltinTorchDir)});
   args.insert(args.end(), {"-resource-dir=" GRAPHSAFE_CLANG_RESOURCE_DIR, "-fsyntax-only", "-w",
                            "-ferror-limit=0", "-Wno-unknown-cuda-version", "-fno-color-diagnostics",

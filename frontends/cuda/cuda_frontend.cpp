@@ -32,6 +32,7 @@
 #include "frontends/cuda/builtin_torch_declarations.h"
 #include "frontends/cuda/compile_flags.h"
 #include "frontends/cuda/extension_code.h"
+#include "frontends/cuda/include_graph.h"
 #include "frontends/cuda/region_builder.h"
 
 namespace graphsafe::cuda {
@@ -52,7 +53,15 @@ class CollectingDiagnostics : public clang::DiagnosticConsumer {
   void HandleDiagnostic(clang::DiagnosticsEngine::Level level,
                         const clang::Diagnostic& info) override {
     clang::DiagnosticConsumer::HandleDiagnostic(level, info);
-    if (level < clang::DiagnosticsEngine::Error || entries_.size() >= kMaxCompilerNotices) return;
+    if (level < clang::DiagnosticsEngine::Error) return;
+    // Counted where the user's flags can help: errors in the project's code, not in system
+    // headers (where the built-in declarations meet Clang's CUDA wrappers).
+    if (!info.hasSourceManager() || !info.getLocation().isValid() ||
+        !info.getSourceManager().isInSystemHeader(
+            info.getSourceManager().getFileLoc(info.getLocation()))) {
+      ++errors_;
+    }
+    if (entries_.size() >= kMaxCompilerNotices) return;
     llvm::SmallString<256> text;
     info.FormatDiagnostic(text);
     Entry entry;
@@ -70,9 +79,11 @@ class CollectingDiagnostics : public clang::DiagnosticConsumer {
   }
 
   const std::vector<Entry>& entries() const { return entries_; }
+  std::uint32_t errors() const { return errors_; }
 
  private:
   std::vector<Entry> entries_;
+  std::uint32_t errors_ = 0;
 };
 
 // A missing header degrades the AST instead of stopping the parse: the include is skipped and
@@ -138,13 +149,20 @@ class LoweringConsumer : public clang::ASTConsumer {
 class LoweringAction : public clang::ASTFrontendAction {
  public:
   LoweringAction(const SourceFile& source, const AnalysisSettings& settings,
-                 RawTranslationUnit& unit, bool& built, std::vector<std::string>& missing)
-      : source_(source), settings_(settings), unit_(unit), built_(built), missing_(missing) {}
+                 RawTranslationUnit& unit, bool& built, std::vector<std::string>& missing,
+                 IncludeGraph::Facts& includes)
+      : source_(source),
+        settings_(settings),
+        unit_(unit),
+        built_(built),
+        missing_(missing),
+        includes_(includes) {}
 
  protected:
   bool BeginSourceFileAction(clang::CompilerInstance& compiler) override {
     clang::Preprocessor& preprocessor = compiler.getPreprocessor();
     preprocessor.addPPCallbacks(std::make_unique<IncludeRecovery>(missing_));
+    preprocessor.addPPCallbacks(std::make_unique<IncludeGraph>(includes_));
     comments_ = std::make_unique<CommentCollector>(source_, unit_.comments);
     preprocessor.addCommentHandler(comments_.get());
     return true;
@@ -167,6 +185,7 @@ class LoweringAction : public clang::ASTFrontendAction {
   RawTranslationUnit& unit_;
   bool& built_;
   std::vector<std::string>& missing_;
+  IncludeGraph::Facts& includes_;
   std::unique_ptr<CommentCollector> comments_;
 };
 
@@ -242,10 +261,12 @@ class CudaFrontend final : public Frontend {
     unit.extension_code = isExtensionCode(source->text());
     bool built = false;
     std::vector<std::string> missing;
+    IncludeGraph::Facts includes;
     CollectingDiagnostics diagnostics;
     clang::tooling::ToolInvocation invocation(
         command.arguments,
-        std::make_unique<LoweringAction>(*source, settings, unit, built, missing), files.get());
+        std::make_unique<LoweringAction>(*source, settings, unit, built, missing, includes),
+        files.get());
     invocation.setDiagnosticConsumer(&diagnostics);
     invocation.run();
 
@@ -262,7 +283,13 @@ class CudaFrontend final : public Frontend {
         unit.notices.push_back({source->path(), entry.line, "compiler: " + entry.message});
       }
     }
-    return buildFileModel(std::move(unit), source, settings);
+    // The lowering marked its events by the file's own text; the unit may get torch through a
+    // project header, which only the preprocessor saw (events are flagged when they are built).
+    unit.extension_code = unit.extension_code || includes.includes_torch;
+    FileModel model = buildFileModel(std::move(unit), source, settings);
+    model.includes = std::move(includes.headers);
+    model.compiler_errors = diagnostics.errors() + static_cast<std::uint32_t>(missing.size());
+    return model;
   }
 };
 

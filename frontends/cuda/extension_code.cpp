@@ -15,15 +15,19 @@ bool includesTorchHeader(std::string_view text) {
     i += 7;
     while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
     if (i >= text.size() || (text[i] != '<' && text[i] != '"')) continue;
-    std::string_view header = text.substr(i + 1);
-    for (std::string_view prefix : {"torch/", "ATen/", "c10/"}) {
-      if (header.starts_with(prefix)) return true;
-    }
+    if (isTorchHeader(text.substr(i + 1))) return true;
   }
   return false;
 }
 
 }  // namespace
+
+bool isTorchHeader(std::string_view spelled) {
+  for (std::string_view prefix : {"torch/", "ATen/", "c10/"}) {
+    if (spelled.starts_with(prefix)) return true;
+  }
+  return false;
+}
 
 bool isExtensionCode(std::string_view text) {
   if (includesTorchHeader(text)) return true;

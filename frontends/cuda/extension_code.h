@@ -10,4 +10,7 @@ namespace graphsafe::cuda {
 // stream even where no capture is visible (GS304).
 bool isExtensionCode(std::string_view text);
 
+// Is `spelled`, as an #include names it, a PyTorch header (torch/, ATen/, c10/)?
+bool isTorchHeader(std::string_view spelled);
+
 }  // namespace graphsafe::cuda

@@ -484,6 +484,7 @@ FileModel buildFileModel(RawTranslationUnit unit, const SourceFilePtr& source,
   model.source = source;
   model.comments = std::move(unit.comments);
   model.notices = std::move(unit.notices);
+  model.extension_code = unit.extension_code;
 
   UnitFacts facts = gatherFacts(unit);
   model.functions.reserve(unit.functions.size());

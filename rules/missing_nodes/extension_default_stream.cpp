@@ -21,11 +21,16 @@ class ExtensionDefaultStreamCheck final : public Check {
         }
         const std::string what =
             event.api.empty() ? std::string("this work") : "`" + event.api + "`";
+        const std::string reachable =
+            file.extension_includer.empty()
+                ? std::string("this code is reachable from PyTorch")
+                : "this header is reachable from PyTorch (" + file.extension_includer +
+                      ", a PyTorch extension, includes it)";
         sink.reportAt(file.source, event.range,
                       what + " goes to " + event.text +
-                          ", not to at::cuda::getCurrentCUDAStream(): this code is reachable "
-                          "from PyTorch, and when a caller captures a CUDA graph the work escapes "
-                          "it (it runs once and is missing from every replay)");
+                          ", not to at::cuda::getCurrentCUDAStream(): " + reachable +
+                          ", and when a caller captures a CUDA graph the work escapes it (it runs "
+                          "once and is missing from every replay)");
       }
     }
   }
