@@ -93,6 +93,50 @@ TEST(CheckCommandTest, RejectsBadOptions) {
   EXPECT_NE(failure(options).find("--max-file-size"), std::string::npos);
 }
 
+TEST(CheckCommandTest, CxxOptionsReachTheSettings) {
+  testing::TempTree tree;
+  tree.write("build/compile_commands.json", "[]");
+  tree.write("cuda/include/cuda_runtime.h", "");
+  CheckCommandOptions options;
+  options.compile_commands_dir = tree.path("build");
+  options.cuda_path = tree.path("cuda");
+  options.show_compiler_errors = true;
+  options.extra_args = {"-DUSE_CUDA_GRAPH", "-Iinclude"};
+  options.extra_args_before = {"--target=x86_64-linux-gnu"};
+  EngineOptions engine;
+  std::string error;
+  ASSERT_TRUE(toEngineOptions(options, engine, error)) << error;
+  EXPECT_EQ(engine.settings.compile_commands_dir, tree.path("build"));
+  EXPECT_EQ(engine.settings.cuda_path, tree.path("cuda"));
+  EXPECT_TRUE(engine.settings.show_compiler_errors);
+  EXPECT_EQ(engine.settings.extra_args, (Codes{"-DUSE_CUDA_GRAPH", "-Iinclude"}));
+  EXPECT_EQ(engine.settings.extra_args_before, Codes{"--target=x86_64-linux-gnu"});
+  options.cuda_path = "none";
+  EXPECT_TRUE(toEngineOptions(options, engine, error)) << error;
+}
+
+TEST(CheckCommandTest, RejectsCxxDirectoriesThatAreNotWhatTheyClaim) {
+  testing::TempTree tree;
+  tree.write("empty/readme", "");
+  auto failure = [](const CheckCommandOptions& options) {
+    EngineOptions engine;
+    std::string error;
+    EXPECT_FALSE(toEngineOptions(options, engine, error));
+    return error;
+  };
+  CheckCommandOptions options;
+  options.compile_commands_dir = tree.path("missing");
+  EXPECT_NE(failure(options).find("is not a directory"), std::string::npos);
+  options.compile_commands_dir = tree.path("empty");
+  EXPECT_NE(failure(options).find("holds no compile_commands.json"), std::string::npos);
+  options = {};
+  options.cuda_path = tree.path("empty");
+  EXPECT_NE(failure(options).find("--cuda-path"), std::string::npos);
+  options = {};
+  options.extra_args = {""};
+  EXPECT_NE(failure(options).find("--extra-arg"), std::string::npos);
+}
+
 TEST(CheckCommandTest, ColorChoice) {
   EXPECT_TRUE(useColor("always", false));
   EXPECT_FALSE(useColor("never", true));

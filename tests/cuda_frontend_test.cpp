@@ -636,6 +636,89 @@ void run(float* x, cudaStream_t s) {
   EXPECT_TRUE(error);
 }
 
+TEST_P(CudaFrontendTest, CountsCompilerErrorsAndTakesExtraArguments) {
+  const std::string text = R"(#include "does_not_exist.h"
+#ifdef GS_WITH_GRAPHS
+void run(cudaStream_t s) {
+  cudaGraph_t graph;
+  cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+  cudaDeviceSynchronize();
+  cudaStreamEndCapture(s, &graph);
+}
+#endif
+int broken = undefined_name;
+)";
+  FileModel plain = analyze(text);
+  EXPECT_EQ(plain.compiler_errors, 2u);  // the header and the undeclared name
+  EXPECT_TRUE(plain.regions.empty());
+  settings_.extra_args = {"-DGS_WITH_GRAPHS"};
+  FileModel with_flag = analyze(text);
+  ASSERT_EQ(with_flag.regions.size(), 1u);
+  EXPECT_EQ(lines(events(function(with_flag, "run"), EventKind::kHostSync)), (Lines{6}));
+  settings_.extra_args.clear();
+  settings_.extra_args_before = {"-DGS_WITH_GRAPHS"};
+  EXPECT_EQ(analyze(text).regions.size(), 1u);
+
+  FileModel clean = analyze("void f() {}\n");
+  EXPECT_EQ(clean.compiler_errors, 0u);
+}
+
+TEST_P(CudaFrontendTest, RecordsTheProjectHeadersAUnitIncludesAndTorchBehindThem) {
+  fs::create_directories(directory_ / "include");
+  std::ofstream(directory_ / "include" / "common.h") << "#pragma once\n#include <torch/extension.h>\n";
+  std::ofstream(directory_ / "include" / "kernels.cuh") << "#pragma once\n#include \"common.h\"\n";
+  FileModel unit = analyze("#include \"include/kernels.cuh\"\nvoid f() {}\n");
+  EXPECT_TRUE(unit.extension_code);
+  std::vector<std::string> expected = {
+      fs::weakly_canonical(directory_ / "include" / "common.h").string(),
+      fs::weakly_canonical(directory_ / "include" / "kernels.cuh").string()};
+  EXPECT_EQ(unit.includes, expected);
+  FileModel alone = analyze("#include <cuda_runtime.h>\nvoid f() {}\n");
+  EXPECT_FALSE(alone.extension_code);
+  EXPECT_TRUE(alone.includes.empty());
+}
+
+TEST_P(CudaFrontendTest, StreamParametersAndTheStreamsCallsHandThem) {
+  FileModel model = analyze(std::string(kKernels) + R"(
+void launch(float* x, cudaStream_t stream = nullptr) {
+  k<<<1, 1, 0, stream>>>(x);
+}
+void forward(float* x, int n, cudaStream_t s) {
+  cudaStream_t local = s;
+  launch(x, local);
+}
+void callers(float* x) {
+  launch(x, nullptr);
+  launch(x);
+  launch(x, cudaStreamPerThread);
+}
+)");
+  const FunctionModel* launch = function(model, "launch");
+  ASSERT_NE(launch, nullptr);
+  ASSERT_EQ(launch->stream_params.size(), 1u);
+  EXPECT_EQ(launch->stream_params[0].param, 1u);
+  EXPECT_EQ(launch->stream_params[0].api, "k");
+  // The parameter's default is not its value: the launch itself is no stream use.
+  EXPECT_TRUE(events(launch, EventKind::kStreamUse).empty());
+
+  const FunctionModel* forward = function(model, "forward");
+  ASSERT_EQ(forward->stream_handoffs.size(), 1u);
+  EXPECT_EQ(forward->stream_handoffs[0].from_param, 2);
+  EXPECT_EQ(forward->stream_handoffs[0].param, 1u);
+  EXPECT_TRUE(forward->stream_handoffs[0].escape.empty());
+
+  const FunctionModel* callers = function(model, "callers");
+  ASSERT_EQ(callers->stream_handoffs.size(), 3u);
+  EXPECT_NE(callers->stream_handoffs[0].escape.find("`nullptr`"), std::string::npos);
+  EXPECT_NE(callers->stream_handoffs[1].escape.find("`stream` left out"), std::string::npos);
+  EXPECT_NE(callers->stream_handoffs[2].escape.find("per-thread"), std::string::npos);
+  for (const StreamHandoff& handoff : callers->stream_handoffs) {
+    EXPECT_EQ(handoff.param_name, "stream");
+    ASSERT_LT(handoff.call, callers->events.size());
+    EXPECT_EQ(callers->events[handoff.call].kind, EventKind::kCall);
+  }
+}
+
 TEST_P(CudaFrontendTest, FlagsComeFromCompileCommandsWithNvccFlagsFiltered) {
   fs::create_directories(directory_ / "include");
   std::ofstream(directory_ / "include" / "gs_config.h") << "#define GS_STREAM 0\n";

@@ -15,6 +15,7 @@
 #include "analyzer/engine/cuda_frontend_loader.h"
 #include "analyzer/engine/extension_reach.h"
 #include "analyzer/engine/file_walker.h"
+#include "analyzer/engine/stream_handoffs.h"
 #include "analyzer/engine/frontend.h"
 #include "analyzer/engine/parallel.h"
 #include "analyzer/engine/per_file_ignores.h"
@@ -138,6 +139,7 @@ class LazyLowering {
     nameModules();
     lowerImported(batch);
     markHeadersOfExtensionUnits(models_);
+    followStreamHandoffs(models_);
     auto program = std::make_unique<ProgramModel>(std::move(models_));
     program->settleRegions();
     for (const std::string& entry :

@@ -213,6 +213,26 @@ struct ContextBlock {
   FunctionId function = kNoFunction;  // kThread: the function run in the thread (this file)
 };
 
+// C++: a stream parameter of a function whose stream receives device work: a launch or an API
+// call on it in the function's body (`kernel<<<g, b, 0, stream>>>`), or a call that hands it on
+// to such a parameter of another function (the engine follows those, across files).
+struct StreamParameterUse {
+  std::uint32_t param = 0;
+  SourceRange at;   // the work, or the call that hands the stream on
+  std::string api;  // the kernel or API; for a call, the callee
+};
+
+// C++: a call that hands a stream to a stream parameter of the project's own function. The
+// engine turns the ones that pass a default stream to a parameter that receives work into
+// kStreamUse events at the call (a binding calling `launch(args, nullptr)`).
+struct StreamHandoff {
+  std::uint32_t call = 0;  // index of the kCall in FunctionModel::events
+  std::uint32_t param = 0;  // the callee's parameter
+  std::string param_name;
+  std::int32_t from_param = -1;  // the caller's own stream parameter it passes on, or -1
+  std::string escape;  // the default stream it passes, in a finding's words; "" when none
+};
+
 struct FunctionModel {
   std::string name;               // "forward"
   std::string qualified_name;     // module-relative: "Model.forward", "outer.<locals>.inner"
@@ -255,6 +275,9 @@ struct FunctionModel {
   // The builtins it calls that lowering handles itself (len, range, print, super, ...), by
   // name, for the call graph.
   std::vector<std::string> builtin_calls;
+  // C++: streams that go through the function's parameters (see StreamParameterUse).
+  std::vector<StreamParameterUse> stream_params;
+  std::vector<StreamHandoff> stream_handoffs;
 };
 
 // A class: its bases, methods and the values its methods and body give attributes, for the

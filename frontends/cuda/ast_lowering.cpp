@@ -401,7 +401,9 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
   }
 
   bool VisitVarDecl(clang::VarDecl* var) {
-    if (function_ == nullptr || !var->hasInit()) return true;
+    // A parameter's default is what callers that leave it out pass, not its value: the calls
+    // decide (stream handoffs).
+    if (function_ == nullptr || !var->hasInit() || isa<clang::ParmVarDecl>(var)) return true;
     const clang::Expr* init = var->getInit();
     if (captureDependent(init, 0)) {
       tainted_.insert(var->getCanonicalDecl());
@@ -888,6 +890,10 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
       }
       ref.key = pointerKey('v', canonical);
       ref.kind = created_locals_.count(canonical) != 0 ? StreamKind::kCreated : StreamKind::kNamed;
+      if (const auto* param = dyn_cast<clang::ParmVarDecl>(canonical);
+          param != nullptr && param->getDeclContext() == current_decl_) {
+        ref.param = static_cast<std::int32_t>(param->getFunctionScopeIndex());
+      }
       return ref;
     }
     if (const auto* member = dyn_cast<clang::MemberExpr>(e)) {
@@ -951,6 +957,46 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
     item.callee_key = functionKey(callee.decl);
     item.event.callee_qualified = callee.qualified;
     setArguments(item, call->arguments());
+    noteStreamArguments(item, call, callee);
+  }
+
+  // The streams a call hands to the callee's stream parameters, for following a stream into the
+  // project's launchers (`launch(args, nullptr)`, a parameter left to its `= nullptr` default).
+  void noteStreamArguments(RawItem& item, const clang::CallExpr* call, const Callee& callee) {
+    const clang::FunctionDecl* decl = callee.decl;
+    if (decl == nullptr) return;
+    // `functor(args)`: the object is the call's first argument, not a parameter.
+    const unsigned skip = isa<clang::CXXOperatorCallExpr>(call) ? 1 : 0;
+    for (unsigned i = 0; i + skip < call->getNumArgs() && i < decl->getNumParams(); ++i) {
+      const clang::ParmVarDecl* param = decl->getParamDecl(i);
+      if (!isStreamType(param->getType())) continue;
+      StreamArgument argument;
+      argument.param = i;
+      argument.param_name = param->getNameAsString();
+      argument.stream = passedStream(call->getArg(i + skip));
+      item.stream_args.push_back(std::move(argument));
+    }
+  }
+
+  // A stream argument of a call of the project's own function: a parameter left out takes its
+  // default (`cudaStream_t stream = nullptr`), which lives in the callee's declaration.
+  StreamRef passedStream(const clang::Expr* argument) const {
+    const auto* defaulted = dyn_cast<clang::CXXDefaultArgExpr>(argument);
+    if (defaulted == nullptr) return classifyStream(argument, 0);
+    const clang::Expr* value = defaulted->getExpr();
+    StreamRef ref;
+    ref.kind = StreamKind::kOther;
+    if (value != nullptr && !value->isValueDependent() && !value->containsErrors() &&
+        value->isNullPointerConstant(context_, clang::Expr::NPC_ValueDependentIsNotNull) !=
+            clang::Expr::NPCK_NotNull) {
+      ref.kind = zeroStream();
+    } else if (const auto* call = dyn_cast_or_null<clang::CallExpr>(strip(value))) {
+      std::string name = calleeOf(call).name;
+      if (isTorchCurrentStream(name)) ref.kind = StreamKind::kTorchCurrent;
+      if (isTorchDefaultStream(name)) ref.kind = StreamKind::kTorchDefault;
+    }
+    ref.defaulted = true;
+    return ref;
   }
 
   // The CPU writing a buffer through a library call: memcpy(dst, ...), std::fill(dst, ...).

@@ -31,6 +31,18 @@ struct StreamRef {
   StreamKind kind = StreamKind::kNone;
   std::string key;   // identity of a variable-like stream (kCreated, kNamed), after aliases
   std::string name;  // how to name it in a message: "s", "this->stream_"
+  // kNamed: the parameter of the enclosing function the stream is (directly or through a local
+  // initialized from it), or -1. A caller decides what such a stream is.
+  std::int32_t param = -1;
+  // Omitted at a call of the project's own function: the parameter's default was used.
+  bool defaulted = false;
+};
+
+// A stream a call of the project's own function passes, and the callee's parameter it fills.
+struct StreamArgument {
+  std::uint32_t param = 0;
+  std::string param_name;
+  StreamRef stream;
 };
 
 enum class ItemRole : std::uint8_t {
@@ -66,6 +78,8 @@ struct RawItem {
   std::uint64_t var = 0;
   // kCall: the callee's identity when it is defined in this translation unit.
   std::string callee_key;
+  // kCall of the project's own function: the streams it passes to stream-typed parameters.
+  std::vector<StreamArgument> stream_args;
   // Per event.args: the host variables each argument reads (for frozen-scalar facts).
   std::vector<std::vector<VarUse>> arg_vars;
   // Per event.args: the variable or member the argument is, as written ("x", "this->buf_"), or

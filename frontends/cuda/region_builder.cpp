@@ -85,6 +85,22 @@ std::string describeDefault(const StreamRef& stream) {
   }
 }
 
+// A stream parameter left out at a call, when its default is a default stream.
+std::string describeLeftOut(const StreamRef& stream, const std::string& param) {
+  const std::string left_out = "`" + param + "` left out, so its default";
+  switch (stream.kind) {
+    case StreamKind::kMissing:
+    case StreamKind::kLegacyDefault:
+      return "the legacy default stream (" + left_out + ", stream 0)";
+    case StreamKind::kPerThreadDefault:
+      return "the per-thread default stream (" + left_out + ")";
+    case StreamKind::kTorchDefault:
+      return "the default CUDA stream (" + left_out + "), not the current stream";
+    default:
+      return "";
+  }
+}
+
 // One stream-capture region of a function while it is being lowered.
 struct Span {
   std::int32_t index = -1;  // in FileModel::regions
@@ -128,6 +144,8 @@ class FunctionLowering {
     for (RawItem& item : raw_.items) lowerItem(item);
     FunctionModel function = std::move(raw_.model);
     function.events = std::move(events_);
+    function.stream_params = std::move(stream_params_);
+    function.stream_handoffs = std::move(stream_handoffs_);
     for (const RawLoop& loop : raw_.loops) {
       function.loops.push_back(source_.rangeOf(loop.begin, loop.end));
     }
@@ -287,6 +305,27 @@ class FunctionLowering {
     }
   }
 
+  // The streams a call of the project's own function hands to its stream parameters: a default
+  // stream (outside a capture on that very stream), or this function's own stream parameter.
+  void noteHandoffs(const RawItem& item, Span* span) {
+    for (const StreamArgument& argument : item.stream_args) {
+      StreamHandoff handoff;
+      handoff.call = static_cast<std::uint32_t>(events_.size());
+      handoff.param = argument.param;
+      handoff.param_name = argument.param_name;
+      const StreamRef& stream = argument.stream;
+      if (stream.kind == StreamKind::kNamed && stream.param >= 0) {
+        handoff.from_param = stream.param;
+      } else if (span == nullptr || keyIn(*span, stream) != kCaptureKey) {
+        handoff.escape = stream.defaulted ? describeLeftOut(stream, argument.param_name)
+                                          : describeDefault(stream);
+      }
+      if (handoff.from_param >= 0 || !handoff.escape.empty()) {
+        stream_handoffs_.push_back(std::move(handoff));
+      }
+    }
+  }
+
   void push(Event event) {
     if (extension_code_) event.flags |= kFlagExtensionCode;
     events_.push_back(std::move(event));
@@ -368,6 +407,7 @@ class FunctionLowering {
         if (item.event.kind == EventKind::kCall) {
           classifyArguments(item, span);
           noteInputs(item, span);
+          noteHandoffs(item, span);
         }
         // A relaxed-mode capture permits allocating and freeing (only waiting is refused).
         if (item.event.kind == EventKind::kHostSync &&
@@ -381,6 +421,10 @@ class FunctionLowering {
       case ItemRole::kWork: {
         classifyArguments(item, span);
         noteInputs(item, span);
+        if (span == nullptr && item.stream.kind == StreamKind::kNamed && item.stream.param >= 0) {
+          stream_params_.push_back({static_cast<std::uint32_t>(item.stream.param),
+                                    item.event.range, item.event.api});
+        }
         std::string reason = escapeReason(item.stream, span);
         RawItem copy_for_use;
         copy_for_use.event.range = item.event.range;
@@ -472,6 +516,8 @@ class FunctionLowering {
   bool extension_code_;
   std::vector<Span> spans_;
   std::vector<Event> events_;
+  std::vector<StreamParameterUse> stream_params_;
+  std::vector<StreamHandoff> stream_handoffs_;
   std::set<std::string> waited_;  // streams made to wait on an event so far
 };
 
