@@ -719,6 +719,39 @@ void callers(float* x) {
   }
 }
 
+TEST_P(CudaFrontendTest, ConfiguredCaptureFlagsDecideBranchesOnTheProgramsOwnState) {
+  const std::string text = R"(
+namespace rt {
+struct Runner {
+  bool capturing_ = false;
+  bool is_capturing() const { return capturing_; }
+  void release(void* p);
+};
+bool g_capturing = false;
+void Runner::release(void* p) {
+  if (!capturing_) cudaFree(p);
+  if (g_capturing) return;
+  cudaDeviceSynchronize();
+}
+void other(Runner& runner) {
+  if (!runner.is_capturing()) cudaDeviceSynchronize();
+}
+}  // namespace rt
+)";
+  FileModel plain = analyze(text);
+  EXPECT_EQ(lines(events(function(plain, "release"), EventKind::kHostSync)), (Lines{10, 12}));
+  EXPECT_EQ(lines(events(function(plain, "other"), EventKind::kHostSync)), (Lines{15}));
+
+  settings_.capture_flags = {".capturing_", "rt::g_capturing", "Runner::is_capturing"};
+  FileModel flagged = analyze(text);
+  EXPECT_TRUE(events(function(flagged, "release"), EventKind::kHostSync).empty());
+  EXPECT_TRUE(events(function(flagged, "other"), EventKind::kHostSync).empty());
+
+  settings_.capture_flags = {".other_name", "g_capturing_not"};
+  FileModel unrelated = analyze(text);
+  EXPECT_EQ(lines(events(function(unrelated, "release"), EventKind::kHostSync)), (Lines{10, 12}));
+}
+
 TEST_P(CudaFrontendTest, FlagsComeFromCompileCommandsWithNvccFlagsFiltered) {
   fs::create_directories(directory_ / "include");
   std::ofstream(directory_ / "include" / "gs_config.h") << "#define GS_STREAM 0\n";

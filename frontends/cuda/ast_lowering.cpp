@@ -514,6 +514,7 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
       sign = -sign;
       expr = unary->getSubExpr()->IgnoreParenImpCasts();
     }
+    if (captureFlagOf(expr) != nullptr) return sign;  // a flag is true while capturing
     if (const auto* ref = dyn_cast<clang::DeclRefExpr>(expr)) {
       auto it = polarity_.find(ref->getDecl()->getCanonicalDecl());
       return it != polarity_.end() ? sign * it->second : 0;
@@ -1396,8 +1397,39 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
   // Does a condition read the capture state? A torch capture-status call in it, or a variable
   // a capture query wrote (cudaStreamIsCapturing(s, &status)) or that was computed from one.
   // The C queries return an error code: calling one in the condition only checks for errors.
+  // Is `decl` one of the configured capture flags (a variable, member or function)?
+  bool isCaptureFlag(const clang::NamedDecl* decl) const {
+    if (decl == nullptr || options_.capture_flags.empty()) return false;
+    const std::string name = decl->getNameAsString();
+    const bool member = isa<clang::FieldDecl>(decl) || isa<clang::CXXMethodDecl>(decl);
+    const std::string qualified = qualifiedName(decl);
+    for (const std::string& flag : options_.capture_flags) {
+      if (flag.starts_with(".")) {
+        if (member && flag.compare(1, std::string::npos, name) == 0) return true;
+      } else if (flag == qualified || qualified.ends_with("::" + flag)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // The configured flag an expression reads as it is (`capturing_`, `runner.is_capturing()`),
+  // or null.
+  const clang::NamedDecl* captureFlagOf(const clang::Expr* expr) const {
+    if (expr == nullptr) return nullptr;
+    expr = expr->IgnoreParenImpCasts();
+    const clang::NamedDecl* decl = nullptr;
+    if (const auto* ref = dyn_cast<clang::DeclRefExpr>(expr)) decl = ref->getDecl();
+    if (const auto* member = dyn_cast<clang::MemberExpr>(expr)) decl = member->getMemberDecl();
+    if (const auto* call = dyn_cast<clang::CallExpr>(expr)) decl = call->getDirectCallee();
+    return isCaptureFlag(decl) ? decl : nullptr;
+  }
+
   bool captureDependent(const clang::Stmt* statement, int depth) const {
     if (statement == nullptr || depth > 2 * kMaxDepth) return false;
+    if (const auto* expr = dyn_cast<clang::Expr>(statement); captureFlagOf(expr) != nullptr) {
+      return true;
+    }
     if (const auto* call = dyn_cast<clang::CallExpr>(statement)) {
       std::string name = calleeOf(call).name;
       if (isTorchCaptureQuery(name)) return true;

@@ -18,6 +18,10 @@ struct LoweringOptions {
   bool per_thread_default_stream = false;
   // Calls the configuration declares host-synchronizing (AnalysisSettings::extra_sync_apis).
   std::vector<std::string> extra_sync_apis;
+  // Names that hold or return "is the stream being captured?" (AnalysisSettings::capture_flags):
+  // `ns::Runner::capturing_`, `g_capturing`, `ns::is_capturing` (a function), or `.capturing_`
+  // / `.is_capturing` (a member or method of any object).
+  std::vector<std::string> capture_flags;
 };
 
 // Walks the host-side AST of the main file and collects, per function definition, what the

@@ -132,6 +132,7 @@ class LoweringConsumer : public clang::ASTConsumer {
   void HandleTranslationUnit(clang::ASTContext& context) override {
     LoweringOptions options;
     options.extra_sync_apis = settings_.extra_sync_apis;
+    options.capture_flags = settings_.capture_flags;
     options.per_thread_default_stream =
         compiler_.getPreprocessor().isMacroDefined("CUDA_API_PER_THREAD_DEFAULT_STREAM");
     lowerTranslationUnit(context, source_, options, unit_);
