@@ -326,6 +326,24 @@ class FunctionLowering {
     }
   }
 
+  // Code outside a visible capture that has already called something a capture refuses
+  // (cudaMalloc, a device synchronization) on every path to `item`, in this function: it cannot
+  // run under a caller's capture without failing there first (GS401's error when a capture
+  // reaches it, not a silent escape), so GS304 and GS301 have nothing to add for the work that
+  // follows (a constructor's warmup: cudaMalloc, then cudaMemset).
+  bool refusedBefore(const RawItem& item) const {
+    const std::uint32_t at = offsetOf(item);
+    for (const RawItem& earlier : raw_.items) {
+      if (offsetOf(earlier) >= at) break;
+      if (earlier.role != ItemRole::kEvent || earlier.event.kind != EventKind::kHostSync ||
+          earlier.not_capturing) {
+        continue;
+      }
+      if (contains(earlier.block_begin, earlier.block_end, at)) return true;
+    }
+    return false;
+  }
+
   void push(Event event) {
     if (extension_code_) event.flags |= kFlagExtensionCode;
     events_.push_back(std::move(event));
@@ -409,6 +427,9 @@ class FunctionLowering {
           noteInputs(item, span);
           noteHandoffs(item, span);
         }
+        if (item.event.kind == EventKind::kStreamUse && span == nullptr && refusedBefore(item)) {
+          break;
+        }
         // A relaxed-mode capture permits allocating and freeing (only waiting is refused).
         if (item.event.kind == EventKind::kHostSync &&
             (item.event.flags & kFlagRelaxedPermits) != 0 && span != nullptr &&
@@ -429,8 +450,9 @@ class FunctionLowering {
         RawItem copy_for_use;
         copy_for_use.event.range = item.event.range;
         copy_for_use.event.api = item.event.api;
+        const bool refused = span == nullptr && refusedBefore(item);
         push(std::move(item.event));
-        if (!reason.empty()) pushStreamUse(copy_for_use, std::move(reason), span);
+        if (!reason.empty() && !refused) pushStreamUse(copy_for_use, std::move(reason), span);
         break;
       }
       case ItemRole::kEventRecord: {
