@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analyzer/model/entry_points.h"
+#include "frontends/cuda/split_captures.h"
 
 namespace graphsafe::cuda {
 
@@ -137,6 +138,10 @@ class FunctionLowering {
         facts_(facts),
         extension_code_(extension_code) {}
 
+  // Whether the function leaves a capture open or ends one it did not begin: known after
+  // lower().
+  const CaptureSplit& split() const { return split_; }
+
   FunctionModel lower(FunctionId id) {
     std::stable_sort(raw_.items.begin(), raw_.items.end(),
                      [](const RawItem& a, const RawItem& b) { return offsetOf(a) < offsetOf(b); });
@@ -170,6 +175,7 @@ class FunctionLowering {
       for (std::size_t j = i + 1; j < items.size(); ++j) {
         const RawItem& end = items[j];
         if (end.role != ItemRole::kCaptureEnd || end.key != begin.key) continue;
+        matched_ends_.insert(&end);
         if (contains(end.block_begin, end.block_end, span.begin)) {
           closing = &end;
           break;
@@ -180,6 +186,7 @@ class FunctionLowering {
         closing = nested.front();
         nested.clear();
       }
+      if (closing == nullptr) split_.opens = true;
       if (closing != nullptr) {
         span.end = offsetOf(*closing);
         span.closed = true;
@@ -200,6 +207,11 @@ class FunctionLowering {
       span.index = static_cast<std::int32_t>(model_.regions.size());
       model_.regions.push_back(std::move(region));
       spans_.push_back(std::move(span));
+    }
+    for (const RawItem& item : items) {
+      if (item.role == ItemRole::kCaptureEnd && matched_ends_.count(&item) == 0) {
+        split_.closes = true;
+      }
     }
   }
 
@@ -541,6 +553,8 @@ class FunctionLowering {
   std::vector<StreamParameterUse> stream_params_;
   std::vector<StreamHandoff> stream_handoffs_;
   std::set<std::string> waited_;  // streams made to wait on an event so far
+  std::set<const RawItem*> matched_ends_;
+  CaptureSplit split_;
 };
 
 }  // namespace
@@ -556,10 +570,14 @@ FileModel buildFileModel(RawTranslationUnit unit, const SourceFilePtr& source,
 
   UnitFacts facts = gatherFacts(unit);
   model.functions.reserve(unit.functions.size());
+  std::vector<CaptureSplit> splits;
+  splits.reserve(unit.functions.size());
   for (std::size_t f = 0; f < unit.functions.size(); ++f) {
     FunctionLowering lowering(unit.functions[f], model, facts, unit.extension_code);
     model.functions.push_back(lowering.lower(static_cast<FunctionId>(f)));
+    splits.push_back(lowering.split());
   }
+  joinCapturesSplitAcrossCalls(model, splits);
 
   for (std::size_t f = 0; f < model.functions.size(); ++f) {
     const FunctionModel& function = model.functions[f];
