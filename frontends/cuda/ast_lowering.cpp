@@ -806,11 +806,38 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
   std::string objectKey(const clang::Expr* expr) const {
     const clang::Expr* object = pointee(expr);
     if (object == nullptr) return "";
+    if (std::string key = elementKey(object); !key.empty()) return key;
     if (const auto* ref = dyn_cast<clang::DeclRefExpr>(object)) {
       return pointerKey('v', ref->getDecl()->getCanonicalDecl());
     }
     if (const auto* member = dyn_cast<clang::MemberExpr>(object)) return memberKey(member);
     return "t:" + textOf(object);
+  }
+
+  // The array or container an element expression indexes (`streams[i]`, `events_[k]`, a
+  // std::vector's operator[]), or null. Its elements share one identity: a fork of any element
+  // and a join of any element pair up whatever the index is called in each loop.
+  static const clang::Expr* indexedBase(const clang::Expr* expr) {
+    expr = strip(expr);
+    if (const auto* subscript = dyn_cast<clang::ArraySubscriptExpr>(expr)) {
+      return strip(subscript->getBase());
+    }
+    if (const auto* op = dyn_cast<clang::CXXOperatorCallExpr>(expr);
+        op != nullptr && op->getOperator() == clang::OO_Subscript && op->getNumArgs() == 2) {
+      return strip(op->getArg(0));
+    }
+    return nullptr;
+  }
+
+  // The identity of an element of a variable or member array, or "".
+  std::string elementKey(const clang::Expr* expr) const {
+    const clang::Expr* base = indexedBase(expr);
+    if (base == nullptr) return "";
+    if (const auto* ref = dyn_cast<clang::DeclRefExpr>(base)) {
+      return pointerKey('v', ref->getDecl()->getCanonicalDecl()) + "[]";
+    }
+    if (const auto* member = dyn_cast<clang::MemberExpr>(base)) return memberKey(member) + "[]";
+    return "";
   }
 
   std::string objectName(const clang::Expr* expr) const { return textOf(pointee(expr)); }
@@ -900,6 +927,14 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
     if (const auto* member = dyn_cast<clang::MemberExpr>(e)) {
       ref.key = memberKey(member);
       ref.kind = StreamKind::kNamed;
+      return ref;
+    }
+    // An element of a stream array: named by the array (`streams[]`), so that the fork and the
+    // join of the elements match whatever the loops call their index.
+    if (std::string key = elementKey(e); !key.empty()) {
+      ref.key = std::move(key);
+      ref.kind = StreamKind::kNamed;
+      ref.name = textOf(indexedBase(e)) + "[]";
       return ref;
     }
     return ref;
