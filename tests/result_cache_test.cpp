@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "analyzer/cli/check_command.h"
+#include "analyzer/engine/cuda_frontend_loader.h"
 #include "analyzer/engine/engine.h"
 #include "analyzer/engine/file_walker.h"
 #include "analyzer/io/atomic_write.h"
@@ -135,6 +136,51 @@ TEST_F(ResultCacheTest, EditingACalleeInAnotherFileChangesTheCallersFindings) {
 
   tree_.write("helpers.py", kHelperWithSync);
   EXPECT_EQ(findings(runAnalysis(options())), findings(cold));
+}
+
+// A C++ run is cached with the headers its units included and the compile database its flags
+// came from, though neither is among the run's files: editing either reruns it.
+TEST_F(ResultCacheTest, ACxxRunIsKeptUntilAHeaderOrTheCompileDatabaseChanges) {
+  if (std::string error; loadCudaFrontend(error) == nullptr) GTEST_SKIP() << error;
+  TempTree tree;
+  tree.write("include/config.h", "#define SYNC_IN_CAPTURE 1\n");
+  tree.write("build/compile_commands.json", "[]");
+  tree.write("csrc/run.cu", R"(#include <cuda_runtime.h>
+#include "../include/config.h"
+void run(cudaStream_t s, cudaGraph_t* graph) {
+  cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+#if SYNC_IN_CAPTURE
+  cudaDeviceSynchronize();
+#endif
+  cudaStreamEndCapture(s, graph);
+}
+)");
+  EngineOptions engine;
+  engine.paths = {tree.path("csrc")};
+  engine.jobs = 1;
+  engine.cache_dir = tree.path("cache");
+  engine.settings.cuda_path = "none";
+  engine.settings.compile_commands_dir = tree.path("build");
+  auto valid = [&] {
+    ResultCache cache(engine.cache_dir, runCacheKey(engine));
+    std::vector<Notice> ignored;
+    auto never = [](const SourceFile&) { return false; };
+    return cache.load(collectFiles(engine.paths, {}, ignored), engine.settings, never)
+        .has_value();
+  };
+  EXPECT_EQ(findings(runAnalysis(engine)), std::vector<std::string>{"GS401 run.cu:6"});
+  EXPECT_TRUE(valid());
+  EXPECT_EQ(findings(runAnalysis(engine)), std::vector<std::string>{"GS401 run.cu:6"});
+
+  tree.write("include/config.h", "#define SYNC_IN_CAPTURE 0\n");  // the same size
+  EXPECT_FALSE(valid());
+  EXPECT_TRUE(findings(runAnalysis(engine)).empty());
+  EXPECT_TRUE(valid());
+
+  tree.write("build/compile_commands.json", "[ ]");
+  EXPECT_FALSE(valid());
+  EXPECT_TRUE(findings(runAnalysis(engine)).empty());
+  EXPECT_TRUE(valid());
 }
 
 TEST_F(ResultCacheTest, AFileNothingReachedMayChangeWhileItStillCannotMatter) {

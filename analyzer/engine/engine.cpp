@@ -279,8 +279,11 @@ void sortNotices(std::vector<Notice>& notices) {
 // What the run did with each of its files (in the order of `sources`), for the result cache.
 struct LoweringRecord {
   std::vector<bool> lowered;
-  // Clang read headers the cache would not record, or the C++ frontend was missing (which a
-  // later run may find): the result is not cached.
+  // Files outside the run's own that its result depends on: the project headers the C++ units
+  // included and the compile databases their flags came from (sorted, unique).
+  std::vector<std::string> dependencies;
+  // A C++ unit read more headers than it lists, or the C++ frontend was missing (which a later
+  // run may find): the result is not cached.
   bool uncacheable = false;
 };
 
@@ -292,8 +295,16 @@ RunResult analyzeAll(const std::vector<SourceFilePtr>& sources, const EngineOpti
   if (record != nullptr) {
     for (const FileModel& file : program.files()) {
       record->lowered.push_back(file.lowered);
-      record->uncacheable |= file.lowered && file.language == Language::kCuda;
+      if (!file.lowered || file.language != Language::kCuda) continue;
+      record->uncacheable |= !file.includes_complete;
+      record->dependencies.insert(record->dependencies.end(), file.includes.begin(),
+                                  file.includes.end());
+      if (!file.compile_database.empty()) record->dependencies.push_back(file.compile_database);
     }
+    std::sort(record->dependencies.begin(), record->dependencies.end());
+    record->dependencies.erase(
+        std::unique(record->dependencies.begin(), record->dependencies.end()),
+        record->dependencies.end());
     record->uncacheable |= frontends.cudaUnavailable();
   }
   auto checks = makeAllChecks();
@@ -436,7 +447,7 @@ RunResult runAnalysis(const EngineOptions& options) {
       states[i].lowered = record.lowered[next++];
       states[i].content_hash = contentHash(loaded[i]->text());
     }
-    cache->store(states, result);
+    cache->store(states, result, record.dependencies);
   }
   return withWalkerNotices(std::move(result), std::move(walker_notices));
 }

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -261,6 +262,22 @@ json fileRecord(const std::string& path, bool accepted, bool lowered, std::uint6
       {path, accepted, lowered, hash, fields.size, fields.mtime_ns, fields.ctime_ns, fields.inode});
 }
 
+json dependencyRecord(const std::string& path, std::uint64_t hash,
+                      const std::optional<StatFields>& stat) {
+  StatFields fields = stat.value_or(StatFields{});
+  return json::array({path, hash, fields.size, fields.mtime_ns, fields.ctime_ns, fields.inode});
+}
+
+// The content hash of a file the run did not analyze itself (a header, a compile database), or
+// nullopt when it cannot be read.
+std::optional<std::uint64_t> hashOfFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) return std::nullopt;
+  return contentHash(text);
+}
+
 }  // namespace
 
 ResultCache::ResultCache(std::string directory, std::string key)
@@ -308,6 +325,22 @@ std::optional<RunResult> ResultCache::load(const std::vector<std::string>& paths
       refreshed = true;
     }
 
+    // Headers and compile databases: unchanged, or the entry proves nothing.
+    if (entry.contains("dependencies")) {
+      for (json& record : entry.at("dependencies")) {
+        const std::string path = record.at(0).get<std::string>();
+        StatFields recorded{record.at(2).get<std::uint64_t>(), record.at(3).get<std::int64_t>(),
+                            record.at(4).get<std::int64_t>(), record.at(5).get<std::uint64_t>()};
+        std::optional<StatFields> now = statFile(path);
+        if (!now) return std::nullopt;
+        if (*now == recorded && recorded.mtime_ns < written_ns - kRacyWindowNs) continue;
+        std::optional<std::uint64_t> current = hashOfFile(path);
+        if (!current || *current != record.at(1).get<std::uint64_t>()) return std::nullopt;
+        record = dependencyRecord(path, *current, now);
+        refreshed = true;
+      }
+    }
+
     const json& cached = entry.at("result");
     RunResult result;
     result.files_analyzed = cached.at("files_analyzed").get<std::size_t>();
@@ -339,12 +372,19 @@ std::optional<RunResult> ResultCache::load(const std::vector<std::string>& paths
   }
 }
 
-void ResultCache::store(const std::vector<CachedFileState>& files, const RunResult& result) {
+void ResultCache::store(const std::vector<CachedFileState>& files, const RunResult& result,
+                        const std::vector<std::string>& dependencies) {
   try {
     json records = json::array();
     for (const CachedFileState& file : files) {
       records.push_back(fileRecord(file.path, file.accepted, file.lowered, file.content_hash,
                                    statFile(file.path)));
+    }
+    json dependency_records = json::array();
+    for (const std::string& path : dependencies) {
+      std::optional<std::uint64_t> hash = hashOfFile(path);
+      if (!hash) return;  // gone already: nothing to prove a later run by
+      dependency_records.push_back(dependencyRecord(path, *hash, statFile(path)));
     }
     json notices = json::array();
     for (const Notice& notice : result.notices) {
@@ -357,6 +397,7 @@ void ResultCache::store(const std::vector<CachedFileState>& files, const RunResu
     json entry = {{"key", key_},
                   {"written_ns", started_ns_},
                   {"files", std::move(records)},
+                  {"dependencies", std::move(dependency_records)},
                   {"result",
                    {{"files_analyzed", result.files_analyzed},
                     {"suppressed", result.suppressed},

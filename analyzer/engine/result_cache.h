@@ -14,8 +14,10 @@
 // same content. A file the run did not lower may change as long as it still cannot matter (it
 // is readable, passes the input checks and the lexical pre-scan still says no): such a file
 // cannot have reached any result, so the results stay those of the new tree. Any change to a
-// lowered file, callee or caller, reruns the analysis. Runs that lowered a C++ file are not
-// cached: Clang reads headers the entry does not record.
+// lowered file, callee or caller, reruns the analysis. A run that lowered C++ files also records
+// the project headers their units included and the compile databases their flags came from: a
+// change to any of them reruns it (system headers and the CUDA toolkit are not recorded; the
+// toolkit's path is in the key).
 //
 // A file whose stat fields (size, modification and change time, inode) are those recorded is
 // taken as unchanged without reading it; one modified less than two seconds before its entry
@@ -57,9 +59,12 @@ class ResultCache {
                                 const AnalysisSettings& settings,
                                 const IrrelevanceTest& still_irrelevant);
 
-  // Records a run's result. `files` are in the order of the run's paths. Failures (read-only
-  // directory, full disk) are silent: the cache is an optimization.
-  void store(const std::vector<CachedFileState>& files, const RunResult& result);
+  // Records a run's result. `files` are in the order of the run's paths; `dependencies` are the
+  // other files the result depends on (headers C++ units included, compile databases), checked
+  // like lowered files on load. Failures (read-only directory, full disk) are silent: the cache
+  // is an optimization.
+  void store(const std::vector<CachedFileState>& files, const RunResult& result,
+             const std::vector<std::string>& dependencies = {});
 
   // The entry file this cache reads and writes.
   const std::string& entryPath() const { return entry_path_; }

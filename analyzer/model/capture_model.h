@@ -401,6 +401,11 @@ struct FileModel {
   std::vector<std::string> includes;
   // A header marked so by the engine: the path of an extension unit that includes it.
   std::string extension_includer;
+  // C++: what else the model was built from, for the result cache: the compile_commands.json
+  // the flags came from ("" when none), and whether `includes` lists every project header the
+  // unit read (false past the frontend's bound).
+  std::string compile_database;
+  bool includes_complete = true;
   // Python: what the file's imports bind (local name -> dotted name it stands for), so that a
   // package's __init__ re-exports resolve across files; and the modules of `from m import *`.
   std::vector<std::pair<std::string, std::string>> import_aliases;  // sorted by name

@@ -31,20 +31,29 @@ class DatabaseCache {
   }
 
   // The database for `file`: in `directory` when given, else the nearest one above the file.
+  // `found` is set to the compile_commands.json it came from.
   std::vector<clang::tooling::CompileCommand> commandsFor(const std::string& file,
-                                                          const std::string& directory) {
+                                                          const std::string& directory,
+                                                          std::string& found) {
     std::lock_guard lock(mutex_);
     const CompilationDatabase* database = nullptr;
+    std::string from;
     if (!directory.empty()) {
       database = load(directory);
+      from = directory;
     } else {
       for (fs::path dir = fs::path(file).parent_path(); !dir.empty(); dir = dir.parent_path()) {
-        database = load(dir.string());
-        if (database == nullptr) database = load((dir / "build").string());
+        from = dir.string();
+        database = load(from);
+        if (database == nullptr) {
+          from = (dir / "build").string();
+          database = load(from);
+        }
         if (database != nullptr || dir == dir.root_path()) break;
       }
     }
     if (database == nullptr) return {};
+    found = (fs::path(from) / "compile_commands.json").string();
     return database->getCompileCommands(file);
   }
 
@@ -102,8 +111,10 @@ CompileCommand compileCommandFor(const std::string& absolute_path, std::string_v
   result.directory = fs::path(absolute_path).parent_path().string();
 
   std::vector<std::string> flags;
+  std::string database;
   auto commands =
-      DatabaseCache::instance().commandsFor(absolute_path, settings.compile_commands_dir);
+      DatabaseCache::instance().commandsFor(absolute_path, settings.compile_commands_dir, database);
+  result.database = database;  // even without an entry for the file: adding one changes flags
   if (!commands.empty()) {
     const auto& command = commands.front();
     result.from_database = true;

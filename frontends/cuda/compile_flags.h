@@ -21,6 +21,7 @@ struct CompileCommand {
   std::string directory;
   bool cuda = false;           // parsed as CUDA (host side) rather than plain C++
   bool from_database = false;  // flags came from compile_commands.json
+  std::string database;        // the compile_commands.json they came from
   CudaToolkit toolkit;
 };
 

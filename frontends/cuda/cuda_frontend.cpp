@@ -289,6 +289,8 @@ class CudaFrontend final : public Frontend {
     unit.extension_code = unit.extension_code || includes.includes_torch;
     FileModel model = buildFileModel(std::move(unit), source, settings);
     model.includes = std::move(includes.headers);
+    model.includes_complete = includes.complete;
+    model.compile_database = command.database;
     model.compiler_errors = diagnostics.errors() + static_cast<std::uint32_t>(missing.size());
     return model;
   }

@@ -21,7 +21,11 @@ void IncludeGraph::InclusionDirective(
     llvm::StringRef /*relative_path*/, const clang::Module* /*suggested_module*/,
     bool /*module_imported*/, clang::SrcMgr::CharacteristicKind file_type) {
   if (isTorchHeader(file_name)) facts_.includes_torch = true;
-  if (!file || file_type != clang::SrcMgr::C_User || facts_.headers.size() >= kMaxHeaders) return;
+  if (!file || file_type != clang::SrcMgr::C_User) return;
+  if (facts_.headers.size() >= kMaxHeaders) {
+    facts_.complete = false;
+    return;
+  }
   llvm::StringRef real = file->getFileEntry().tryGetRealPathName();
   if (real.empty() || real.starts_with("/__graphsafe__/")) return;
   facts_.headers.push_back(real.str());

@@ -17,6 +17,7 @@ class IncludeGraph : public clang::PPCallbacks {
   struct Facts {
     std::vector<std::string> headers;  // sorted, unique; system and built-in headers left out
     bool includes_torch = false;
+    bool complete = true;  // false when the unit has more project headers than are kept
   };
 
   explicit IncludeGraph(Facts& facts) : facts_(facts) {}
