@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <string>
@@ -1010,8 +1011,87 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
       argument.param = i;
       argument.param_name = param->getNameAsString();
       argument.stream = passedStream(call->getArg(i + skip));
+      const clang::FunctionDecl* definition = decl->getDefinition();
+      if (definition != nullptr && !inMainFile(definition->getLocation())) {
+        argument.reaches = workOnParameter(definition, i, 0);
+      }
       item.stream_args.push_back(std::move(argument));
     }
+  }
+
+  // Launchers calling launchers in headers: followed this many calls deep.
+  static constexpr int kMaxLauncherDepth = 4;
+
+  // Whether parameter `index` of `function` (defined in a header of this unit) is the stream of
+  // device work in its body, directly or handed on to another such function: that work, in a
+  // finding's words, or "".
+  std::string workOnParameter(const clang::FunctionDecl* function, unsigned index,
+                              int depth) const {
+    if (depth > kMaxLauncherDepth || function == nullptr || !function->hasBody() ||
+        index >= function->getNumParams()) {
+      return "";
+    }
+    auto [memo, inserted] = launcher_memo_.try_emplace({function, index});
+    if (!inserted) return memo->second;
+    memo->second = findWorkOnParameter(function, index, depth);
+    return memo->second;
+  }
+
+  std::string findWorkOnParameter(const clang::FunctionDecl* function, unsigned index,
+                                  int depth) const {
+    const clang::ParmVarDecl* param = function->getParamDecl(index);
+    auto isParam = [&](const clang::Expr* expr) {
+      const auto* ref =
+          dyn_cast_or_null<clang::DeclRefExpr>(expr != nullptr ? strip(expr) : nullptr);
+      return ref != nullptr && ref->getDecl()->getCanonicalDecl() == param->getCanonicalDecl();
+    };
+    llvm::SmallVector<const clang::Stmt*, 64> pending{function->getBody()};
+    for (std::size_t visited = 0; !pending.empty() && visited < kMaxSignatureNodes; ++visited) {
+      const clang::Stmt* statement = pending.pop_back_val();
+      if (statement == nullptr) continue;
+      for (const clang::Stmt* child : statement->children()) pending.push_back(child);
+      if (const auto* launch = dyn_cast<clang::CUDAKernelCallExpr>(statement)) {
+        const auto* config = dyn_cast_or_null<clang::CallExpr>(launch->getConfig());
+        if (config != nullptr && config->getNumArgs() >= 4 && isParam(config->getArg(3))) {
+          return "`" + calleeOfExpr(launch->getCallee()).name + "` at " +
+                 whereIs(launch->getBeginLoc()) + " runs on it";
+        }
+        continue;
+      }
+      const auto* call = dyn_cast<clang::CallExpr>(statement);
+      if (call == nullptr) continue;
+      Callee callee = calleeOf(call);
+      if (const ApiInfo* api = findCudaApi(callee.name);
+          api != nullptr && !isUserFunction(callee.decl)) {
+        if (api->stream_arg >= 0 && static_cast<unsigned>(api->stream_arg) < call->getNumArgs() &&
+            isParam(call->getArg(static_cast<unsigned>(api->stream_arg)))) {
+          return "`" + std::string(baseApiName(callee.name)) + "` at " +
+                 whereIs(call->getBeginLoc()) + " runs on it";
+        }
+        continue;
+      }
+      if (!isUserFunction(callee.decl) || callee.decl->getDefinition() == nullptr) continue;
+      const unsigned skip = isa<clang::CXXOperatorCallExpr>(call) ? 1 : 0;
+      for (unsigned j = 0; j + skip < call->getNumArgs(); ++j) {
+        if (!isParam(call->getArg(j + skip))) continue;
+        if (!workOnParameter(callee.decl->getDefinition(), j, depth + 1).empty()) {
+          return "which it hands on to `" + callee.qualified + "` at " +
+                 whereIs(call->getBeginLoc());
+        }
+      }
+    }
+    return "";
+  }
+
+  // `include/decode.cuh:12`: a location in a header, relative to the working directory.
+  std::string whereIs(clang::SourceLocation location) const {
+    clang::PresumedLoc presumed = sources_.getPresumedLoc(sources_.getExpansionLoc(location));
+    if (presumed.isInvalid()) return "?";
+    std::error_code error;
+    std::filesystem::path relative =
+        std::filesystem::proximate(presumed.getFilename(), std::filesystem::current_path(), error);
+    return (error ? std::string(presumed.getFilename()) : relative.string()) + ":" +
+           std::to_string(presumed.getLine());
   }
 
   // A stream argument of a call of the project's own function: a parameter left out takes its
@@ -1589,6 +1669,8 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
 
   RawFunction* function_ = nullptr;
   const clang::FunctionDecl* current_decl_ = nullptr;
+  // workOnParameter's answers, per header function and parameter, for the whole unit.
+  mutable std::map<std::pair<const clang::FunctionDecl*, unsigned>, std::string> launcher_memo_;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> blocks_;
   std::vector<const clang::CompoundStmt*> compounds_;
   int not_capturing_ = 0;

@@ -43,6 +43,10 @@ struct StreamArgument {
   std::uint32_t param = 0;
   std::string param_name;
   StreamRef stream;
+  // When the callee's body is in a header of this unit (not lowered here) and the parameter's
+  // stream reaches device work in it: that work, as a finding names it ("`k` at include/a.cuh:12
+  // runs on it"). "" otherwise: the engine follows the call across files.
+  std::string reaches;
 };
 
 enum class ItemRole : std::uint8_t {

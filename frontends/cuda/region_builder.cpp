@@ -328,6 +328,8 @@ class FunctionLowering {
       const StreamRef& stream = argument.stream;
       if (stream.kind == StreamKind::kNamed && stream.param >= 0) {
         handoff.from_param = stream.param;
+      } else if (!argument.reaches.empty()) {
+        // Decided in this unit (the launcher is in one of its headers): see pushHandedOff.
       } else if (span == nullptr || keyIn(*span, stream) != kCaptureKey) {
         handoff.escape = stream.defaulted ? describeLeftOut(stream, argument.param_name)
                                           : describeDefault(stream);
@@ -354,6 +356,24 @@ class FunctionLowering {
       if (contains(earlier.block_begin, earlier.block_end, at)) return true;
     }
     return false;
+  }
+
+  // A default stream handed to a launcher of this unit's headers whose parameter reaches work:
+  // a stream use at the call, right after it.
+  void pushHandedOff(const RawItem& call, const std::vector<StreamArgument>& arguments,
+                     Span* span) {
+    for (const StreamArgument& argument : arguments) {
+      if (argument.reaches.empty()) continue;
+      const StreamRef& stream = argument.stream;
+      if (span != nullptr && keyIn(*span, stream) == kCaptureKey) continue;
+      std::string escape =
+          stream.defaulted ? describeLeftOut(stream, argument.param_name) : describeDefault(stream);
+      if (escape.empty()) continue;
+      pushStreamUse(call,
+                    escape + " through its `" + argument.param_name + "` parameter (" +
+                        argument.reaches + ")",
+                    span);
+    }
   }
 
   void push(Event event) {
@@ -434,10 +454,13 @@ class FunctionLowering {
           auto it = facts_.functions.find(item.callee_key);
           if (it != facts_.functions.end()) item.event.callee = it->second;
         }
+        RawItem handed_off;
         if (item.event.kind == EventKind::kCall) {
           classifyArguments(item, span);
           noteInputs(item, span);
           noteHandoffs(item, span);
+          handed_off.event.range = item.event.range;
+          handed_off.event.api = item.event.api;
         }
         if (item.event.kind == EventKind::kStreamUse && span == nullptr && refusedBefore(item)) {
           break;
@@ -449,14 +472,17 @@ class FunctionLowering {
           break;
         }
         push(std::move(item.event));
+        if (!item.stream_args.empty() && !(span == nullptr && refusedBefore(handed_off))) {
+          pushHandedOff(handed_off, item.stream_args, span);
+        }
         break;
       }
       case ItemRole::kWork: {
         classifyArguments(item, span);
         noteInputs(item, span);
         if (span == nullptr && item.stream.kind == StreamKind::kNamed && item.stream.param >= 0) {
-          stream_params_.push_back({static_cast<std::uint32_t>(item.stream.param),
-                                    item.event.range, item.event.api});
+          stream_params_.push_back(
+              {static_cast<std::uint32_t>(item.stream.param), item.event.range, item.event.api});
         }
         std::string reason = escapeReason(item.stream, span);
         RawItem copy_for_use;
