@@ -322,6 +322,35 @@ TEST(ConfigTest, EnvironmentMapsVariableNamesToValues) {
                                               {"APP_LEVEL", "9"}, {"APP_VALIDATE", "1"}}));
 }
 
+TEST(ConfigTest, CxxBoundsAreWholeNumbers) {
+  TempDir dir;
+  Config config =
+      loadConfigFile(dir.write(".graphsafe.yaml", "cxx-timeout: 120\ncxx-memory: 0\n"));
+  EXPECT_EQ(config.cxx_timeout_seconds, 120u);
+  EXPECT_EQ(config.cxx_memory_mib, 0u);
+  EngineOptions options;
+  applyConfig(config, options);
+  EXPECT_EQ(options.settings.cxx_timeout_ms, 120'000u);
+  EXPECT_EQ(options.settings.cxx_memory_bytes, 0u);
+  Config from_toml =
+      loadConfigFile(dir.write("pyproject.toml", "[tool.graphsafe]\ncxx-memory = 2048\n"));
+  EXPECT_EQ(from_toml.cxx_memory_mib, 2048u);
+  EXPECT_FALSE(from_toml.cxx_timeout_seconds);
+  EngineOptions defaults;
+  applyConfig(from_toml, defaults);
+  EXPECT_EQ(defaults.settings.cxx_timeout_ms, AnalysisSettings{}.cxx_timeout_ms);
+  EXPECT_EQ(defaults.settings.cxx_memory_bytes, std::size_t{2048} << 20);
+  EXPECT_EQ(loadError(dir, ".graphsafe.yaml", "cxx-timeout: \"60s\"\n").message,
+            "cxx-timeout: expected a whole number (0 to 86400 seconds, 0 for no limit), got a "
+            "string ('60s')");
+  EXPECT_EQ(loadError(dir, ".graphsafe.yaml", "cxx-timeout: -1\n").message,
+            "cxx-timeout: '-1' is not 0 to 86400 seconds, 0 for no limit");
+  EXPECT_EQ(loadError(dir, ".graphsafe.yaml", "cxx-memory: 99999999999999\n").message,
+            "cxx-memory: '99999999999999' is not 0 to 1048576 MiB, 0 for no limit");
+  EXPECT_EQ(loadError(dir, ".graphsafe.yaml", "cxx-timout: 3\n").message,
+            "unknown key 'cxx-timout' (did you mean 'cxx-timeout'?)");
+}
+
 TEST(ConfigTest, BadNamesAreErrors) {
   TempDir dir;
   ConfigError error =

@@ -110,6 +110,12 @@ void applyConfig(const Config& config, EngineOptions& options) {
   appendNew(options.settings.extra_sync_apis, config.extra_sync_apis);
   appendNew(options.settings.extra_state_apis, config.extra_state_apis);
   appendNew(options.settings.capture_flags, config.capture_flags);
+  if (config.cxx_timeout_seconds) {
+    options.settings.cxx_timeout_ms = *config.cxx_timeout_seconds * 1000;
+  }
+  if (config.cxx_memory_mib) {
+    options.settings.cxx_memory_bytes = std::size_t{*config.cxx_memory_mib} << 20;
+  }
   for (const auto& [name, value] : config.environment) {
     auto& environment = options.settings.environment;
     auto same = std::find_if(environment.begin(), environment.end(),

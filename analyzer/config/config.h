@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -29,6 +30,9 @@ struct Config {
   std::vector<std::string> capture_flags;
   // Environment variables to analyze as set, in file order: name, value.
   std::vector<std::pair<std::string, std::string>> environment;
+  // C++: the bounds of one translation unit's analysis (0 = no bound), when set.
+  std::optional<std::uint32_t> cxx_timeout_seconds;
+  std::optional<std::uint32_t> cxx_memory_mib;
 
   // The absolute directory of `path`, which patterns are relative to (the current directory
   // when `path` is empty).

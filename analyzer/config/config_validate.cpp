@@ -24,11 +24,14 @@ constexpr std::string_view kExtraSyncApis = "extra-sync-apis";
 constexpr std::string_view kExtraStateApis = "extra-state-apis";
 constexpr std::string_view kCaptureFlags = "capture-flags";
 constexpr std::string_view kEnvironment = "environment";
+constexpr std::string_view kCxxTimeout = "cxx-timeout";
+constexpr std::string_view kCxxMemory = "cxx-memory";
 
 const std::vector<std::string_view>& knownKeys() {
   static const std::vector<std::string_view> keys = {
       kSelect,         kIgnore,        kPerFileIgnores, kExclude,    kSeverity,
-      kCaptureEntryPoints, kExtraSyncApis, kExtraStateApis, kCaptureFlags, kEnvironment};
+      kCaptureEntryPoints, kExtraSyncApis, kExtraStateApis, kCaptureFlags, kEnvironment,
+      kCxxTimeout,     kCxxMemory};
   return keys;
 }
 
@@ -137,6 +140,10 @@ class Validator {
         config.capture_flags = names(entry.value, entry.key, true);
       } else if (entry.key == kEnvironment) {
         environment(entry, config);
+      } else if (entry.key == kCxxTimeout) {
+        config.cxx_timeout_seconds = bound(entry, "seconds", 0, 86'400);
+      } else if (entry.key == kCxxMemory) {
+        config.cxx_memory_mib = bound(entry, "MiB", 0, 1u << 20);
       } else {
         unknownKey(entry);
       }
@@ -335,6 +342,27 @@ class Validator {
       }
       config.environment.emplace_back(name, value.text);
     }
+  }
+
+  // A whole number of `unit` within [low, high]; 0 means "no bound".
+  std::uint32_t bound(const ConfigEntry& entry, std::string_view unit, std::uint32_t low,
+                      std::uint32_t high) const {
+    const ConfigNode& value = entry.value;
+    const std::string range = std::to_string(low) + " to " + std::to_string(high) + " " +
+                              std::string(unit) + ", 0 for no limit";
+    if (value.kind != Kind::kInteger) {
+      fail(value.line, entry.key,
+           entry.key + ": expected a whole number (" + range + "), got " + describe(value));
+    }
+    std::uint64_t number = 0;
+    bool valid = !value.text.empty() && value.text.size() <= 12 &&
+                 std::all_of(value.text.begin(), value.text.end(),
+                             [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+    if (valid) number = std::stoull(value.text);
+    if (!valid || number < low || number > high) {
+      fail(value.line, entry.key, entry.key + ": " + quoted(value.text) + " is not " + range);
+    }
+    return static_cast<std::uint32_t>(number);
   }
 
   const ConfigDocument& document_;

@@ -48,6 +48,11 @@ struct AnalysisSettings {
   // and after them (`--extra-arg`), as clang-tidy takes them: `-DUSE_CUDA_GRAPH`, `-I...`.
   std::vector<std::string> extra_args_before;
   std::vector<std::string> extra_args;
+  // C++: the bounds of one translation unit's analysis, which runs in a process of its own: its
+  // wall time and the memory it may add (0 = no bound). A file past either is skipped with a
+  // notice naming the bound; the rest of the run goes on.
+  std::uint32_t cxx_timeout_ms = 60'000;
+  std::size_t cxx_memory_bytes = std::size_t{4} << 30;
 };
 
 }  // namespace graphsafe

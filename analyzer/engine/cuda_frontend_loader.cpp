@@ -8,6 +8,8 @@
 #include <mutex>
 #include <vector>
 
+#include "analyzer/engine/isolated_frontend.h"
+
 namespace graphsafe {
 
 namespace {
@@ -68,9 +70,11 @@ LoadedModule load() {
     module.path = path;
     return module;
   }
-  module.error = std::string("the CUDA C++ frontend is not part of this build (") + kModuleName +
-                 " not found: " + (tried.empty() ? std::string("nowhere to look") : tried) +
-                 "); configure with -DGRAPHSAFE_CUDA_FRONTEND=ON";
+  module.error = std::string(kModuleName) +
+                 " (the C++ frontend) was not found next to the graphsafe binary or in "
+                 "GRAPHSAFE_CUDA_FRONTEND (looked for " +
+                 (tried.empty() ? std::string("it nowhere") : tried) +
+                 "); install it with graphsafe, or configure with -DGRAPHSAFE_CUDA_FRONTEND=ON";
   return module;
 }
 
@@ -87,8 +91,10 @@ std::unique_ptr<Frontend> loadCudaFrontend(std::string& error) {
   std::unique_ptr<Frontend> frontend(module.create(cudaFrontendAbi()));
   if (!frontend) {
     error = module.path + " was built from another version of graphsafe; rebuild it with this one";
+    return nullptr;
   }
-  return frontend;
+  // Clang runs out of process: a translation unit that crashes it costs only its own file.
+  return isolateFrontend(std::move(frontend));
 }
 
 }  // namespace graphsafe

@@ -12,7 +12,8 @@ namespace graphsafe {
 
 // The CUDA C++ frontend lives in its own shared module (libgraphsafe_cuda.so) so that a run over
 // Python files never loads libLLVM and libclang-cpp. Loaded on the first C++ file that matters.
-// Returns null and sets `error` when the module is missing or does not load.
+// Returns null and sets `error` when the module is missing or does not load. Each file is
+// analyzed in a child process of its own (analyzer/engine/isolated_frontend.h).
 std::unique_ptr<Frontend> loadCudaFrontend(std::string& error);
 
 // The module and the binary exchange model objects, so both must be built from the same headers.

@@ -416,7 +416,7 @@ void ResultCache::store(const std::vector<CachedFileState>& files, const RunResu
 static_assert(sizeof(AnalysisSettings) ==
                   6 * sizeof(std::vector<std::string>) +
                       sizeof(std::vector<std::pair<std::string, std::string>>) +
-                      3 * sizeof(std::size_t) + 2 * sizeof(std::string) + 8,
+                      4 * sizeof(std::size_t) + 2 * sizeof(std::string) + 16,
               "a new AnalysisSettings field must enter runCacheKey() (result_cache.cpp)");
 
 std::string runCacheKey(const EngineOptions& options) {
@@ -451,7 +451,8 @@ std::string runCacheKey(const EngineOptions& options) {
   }
   key << "limits " << s.max_file_bytes << " " << s.parse_timeout_ms << " "
       << s.max_parse_memory_bytes << " " << s.show_compiler_errors << "\n";
-  key << "cxx " << s.compile_commands_dir << " " << s.cuda_path << "\n";
+  key << "cxx " << s.compile_commands_dir << " " << s.cuda_path << " " << s.cxx_timeout_ms << " "
+      << s.cxx_memory_bytes << "\n";
   for (const std::string& arg : s.extra_args_before)
     key << "cxx-before " << arg.size() << ":" << arg << "\n";
   for (const std::string& arg : s.extra_args)

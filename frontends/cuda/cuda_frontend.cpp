@@ -33,6 +33,7 @@
 #include "frontends/cuda/compile_flags.h"
 #include "frontends/cuda/extension_code.h"
 #include "frontends/cuda/include_graph.h"
+#include "frontends/cuda/regular_files.h"
 #include "frontends/cuda/region_builder.h"
 
 namespace graphsafe::cuda {
@@ -253,7 +254,7 @@ class CudaFrontend final : public Frontend {
       addHeaders(*memory, kTextureShimDir, {{"texture_fetch_functions.h", "#pragma once\n"}});
     }
     auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(
-        llvm::vfs::createPhysicalFileSystem());
+        regularFilesOnly(llvm::vfs::createPhysicalFileSystem()));
     overlay->pushOverlay(memory);
     if (!command.directory.empty()) (void)overlay->setCurrentWorkingDirectory(command.directory);
 
