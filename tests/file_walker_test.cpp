@@ -67,11 +67,12 @@ TEST(FileWalkerTest, WalksSortedAndKeepsTheUsersSpelling) {
   EXPECT_EQ(collect({".."}).front(), "../a.py");
 }
 
-TEST(FileWalkerTest, SkipsToolingAndBuildDirectories) {
+TEST(FileWalkerTest, SkipsVersionControlCachesVirtualenvsAndInstalledPackages) {
   TempTree tree;
   for (const char* dir :
-       {".git", ".hg", ".svn", "__pycache__", "node_modules", "build", "build-release", "dist",
-        ".tox", ".mypy_cache", ".pytest_cache", ".graphsafe_cache", "lib/site-packages"}) {
+       {".git", ".hg", ".svn", ".bzr", ".jj", "_darcs", "__pycache__", "node_modules", ".tox",
+        ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".pytype", ".graphsafe_cache",
+        ".ipynb_checkpoints", "__pypackages__", "lib/site-packages"}) {
     tree.write(std::string(dir) + "/x.py", "");
   }
   tree.write("myenv/pyvenv.cfg", "home = /usr/bin\n");
@@ -82,13 +83,33 @@ TEST(FileWalkerTest, SkipsToolingAndBuildDirectories) {
   tree.write("env/x.py", "");
   tree.write("venv/bin/activate", "");
   tree.write("venv/x.py", "");
+  tree.write("cmake-out/CMakeCache.txt", "");  // a CMake build tree, by what it holds
+  tree.write("cmake-out/CMakeFiles/CompilerIdCXX/CMakeCXXCompilerId.cpp", "");
   tree.write("environment/env/x.py", "");  // named env, but no bin/activate: real code
   tree.write("src/kept.py", "");
   ScopedCurrentDirectory cwd(tree.root());
 
   EXPECT_EQ(collect({"."}), (Files{"environment/env/x.py", "src/kept.py"}));
   // A skipped kind of directory named explicitly is walked.
-  EXPECT_EQ(collect({"build"}), Files{"build/x.py"});
+  EXPECT_EQ(collect({"node_modules"}), Files{"node_modules/x.py"});
+}
+
+// Build outputs are not guessed by name: real packages are called builders/, build_utils/ or
+// dist/. A build directory is skipped when a .gitignore says so.
+TEST(FileWalkerTest, DirectoriesNamedBuildOrDistAreAnalyzed) {
+  TempTree tree;
+  tree.write("pkg/builders/x.py", "");
+  tree.write("mylib/dist/y.py", "");
+  tree.write("build/gen.py", "");
+  tree.write("build-release/gen.py", "");
+  tree.write("dist/z.py", "");
+  ScopedCurrentDirectory cwd(tree.root());
+  EXPECT_EQ(collect({"."}), (Files{"build-release/gen.py", "build/gen.py", "dist/z.py",
+                                   "mylib/dist/y.py", "pkg/builders/x.py"}));
+
+  tree.mkdir(".git");
+  tree.write(".gitignore", "/build*/\n/dist/\n");
+  EXPECT_EQ(collect({"."}), (Files{"mylib/dist/y.py", "pkg/builders/x.py"}));
 }
 
 TEST(FileWalkerTest, RespectsGitignoreWithNegationAnchoringAndDirectories) {
@@ -170,6 +191,43 @@ TEST(FileWalkerTest, ExcludePatternsAreRelativeToTheCurrentDirectory) {
   EXPECT_EQ(collect({"src"}, {"src/keep.py"}), Files{"src/vendor/y.py"});
   // Explicit files are not excluded.
   EXPECT_EQ(collect({"proto/a_pb2.py"}, {"*_pb2.py"}), Files{"proto/a_pb2.py"});
+}
+
+Files collectForced(const Files& paths, const Files& exclude) {
+  std::vector<Notice> notices;
+  Files files = collectFiles(paths, exclude, notices, /*force_exclude=*/true);
+  EXPECT_TRUE(notices.empty());
+  return files;
+}
+
+// --force-exclude: what pre-commit names is excluded as a walk would exclude it: by the file's
+// own name, or by one of its directories.
+TEST(FileWalkerTest, ForceExcludeAppliesExcludeToNamedPaths) {
+  TempTree tree;
+  tree.write("proto/a_pb2.py", "");
+  tree.write("proto/a.py", "");
+  tree.write("vendor/lib/x.py", "");
+  tree.write("src/vendor.py", "");
+  tree.write("src/keep.py", "");
+  tree.write("third_party/keep/y.py", "");
+  ScopedCurrentDirectory cwd(tree.root());
+
+  EXPECT_EQ(collectForced({"proto/a_pb2.py", "proto/a.py"}, {"*_pb2.py"}), Files{"proto/a.py"});
+  EXPECT_EQ(collectForced({"./proto/a_pb2.py"}, {"/proto/*_pb2.py"}), Files{});
+  // A directory pattern excludes what is under it; `vendor/` matches directories only.
+  EXPECT_EQ(collectForced({"vendor/lib/x.py", "src/vendor.py"}, {"vendor/"}),
+            Files{"src/vendor.py"});
+  EXPECT_EQ(collectForced({"vendor", "src"}, {"vendor/"}), (Files{"src/keep.py", "src/vendor.py"}));
+  // Nothing is re-included under an excluded directory, as in git.
+  EXPECT_EQ(collectForced({"third_party/keep/y.py"}, {"third_party/", "!third_party/keep/"}),
+            Files{});
+  EXPECT_EQ(collectForced({"src/keep.py"}, {"src/*", "!src/keep.py"}), Files{"src/keep.py"});
+  // An absolute spelling of a file inside the patterns' directory is matched the same way.
+  EXPECT_EQ(collectForced({tree.path("proto/a_pb2.py")}, {"/proto/"}), Files{});
+  // The .gitignore files still do not apply to named files.
+  tree.mkdir(".git");
+  tree.write(".gitignore", "keep.py\n");
+  EXPECT_EQ(collectForced({"src/keep.py"}, {}), Files{"src/keep.py"});
 }
 
 TEST(FileWalkerTest, SymlinkLoopsEndWithANotice) {

@@ -25,12 +25,18 @@ constexpr std::array<std::string_view, 2> kPythonExtensions = {".py", ".pyi"};
 constexpr std::array<std::string_view, 11> kCudaExtensions = {
     ".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c++", ".h", ".hpp", ".hh", ".hxx", ".inl"};
 
-// Directories that hold no code of the project: version control, caches, build outputs,
-// installed packages.
-constexpr std::array<std::string_view, 13> kSkippedDirectories = {
-    ".git",         ".hg",  ".svn",        "__pycache__",   "node_modules", "dist",
-    ".tox",         ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache",  ".graphsafe_cache",
-    "site-packages"};
+// Directories that hold no code of the project, by name: version control, caches, and
+// installed packages. Build outputs are not guessed by name (`build*` and `dist` are real source
+// packages often enough: `turbomind/builders/`, `mylib/dist/`): a build tree is skipped when a
+// .gitignore says so, or by what it holds (a CMake build tree's CMakeCache.txt).
+constexpr std::array<std::string_view, 18> kSkippedDirectories = {
+    // version control
+    ".git", ".hg", ".svn", ".bzr", ".jj", "_darcs",
+    // caches
+    "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".pytype", ".graphsafe_cache",
+    ".ipynb_checkpoints",
+    // test environments and installed packages
+    ".tox", ".nox", "node_modules", "site-packages", "__pypackages__"};
 
 std::string_view extensionOf(std::string_view path) {
   std::size_t slash = path.find_last_of('/');
@@ -60,8 +66,7 @@ bool skippedDirectory(const fs::path& dir, std::string_view name) {
       kSkippedDirectories.end()) {
     return true;
   }
-  if (name.starts_with("build")) return true;
-  return isVirtualenv(dir, name);
+  return isVirtualenv(dir, name) || pathExists(dir / "CMakeCache.txt");
 }
 
 // The user's spelling, normalized lexically: "./a.py" -> "a.py", "src/" -> "src".
@@ -175,6 +180,22 @@ class Walker {
     excludes_ = IgnoreRules::parse(text, absolutePath("."));
   }
 
+  // --force-exclude: whether `exclude` excludes a path named on the command line, itself or
+  // through one of its directories (a file cannot be re-included under an excluded directory).
+  // The .gitignore files do not apply to named paths.
+  bool excludedByName(const std::string& path, bool is_dir) const {
+    std::string absolute = absolutePath(path);
+    std::string_view relative;
+    if (relativeInside(excludes_.base(), absolute, relative)) {
+      return excludedSegments(relative, is_dir);
+    }
+    if (absolute == excludes_.base()) return false;
+    // Outside the patterns' directory only unanchored patterns can match its name, as in a walk.
+    std::string_view name = std::string_view(absolute).substr(absolute.find_last_of('/') + 1);
+    return !name.empty() &&
+           excludes_.match(name, is_dir, /*basename_only=*/true) == IgnoreRules::Verdict::kIgnore;
+  }
+
   void walk(const std::string& root) {
     frames_.clear();
     visited_.clear();
@@ -219,6 +240,17 @@ class Walker {
       if (verdict != IgnoreRules::Verdict::kNone) return verdict == IgnoreRules::Verdict::kIgnore;
     }
     return false;
+  }
+
+  // `relative`'s directories from the top down, then `relative` itself, against `exclude`.
+  bool excludedSegments(std::string_view relative, bool is_dir) const {
+    for (std::size_t slash = relative.find('/'); slash != std::string_view::npos;
+         slash = relative.find('/', slash + 1)) {
+      if (excludes_.match(relative.substr(0, slash), true) == IgnoreRules::Verdict::kIgnore) {
+        return true;
+      }
+    }
+    return excludes_.match(relative, is_dir) == IgnoreRules::Verdict::kIgnore;
   }
 
   enum class LinkKind { kLoop, kInsideRoot, kOutside };
@@ -350,7 +382,7 @@ bool isCudaPath(const std::string& path) {
 
 std::vector<std::string> collectFiles(const std::vector<std::string>& paths,
                                       const std::vector<std::string>& exclude,
-                                      std::vector<Notice>& notices) {
+                                      std::vector<Notice>& notices, bool force_exclude) {
   std::vector<std::string> files;
   Walker walker(exclude, notices, files);
   for (const std::string& given : paths) {
@@ -368,7 +400,9 @@ std::vector<std::string> collectFiles(const std::vector<std::string>& paths,
       }
       continue;
     }
-    if (fs::is_directory(status)) {
+    bool is_dir = fs::is_directory(status);
+    if (force_exclude && walker.excludedByName(path, is_dir)) continue;
+    if (is_dir) {
       walker.walk(path);
     } else if (handledPath(path)) {
       files.push_back(path);  // named explicitly: analyzed whatever the ignore files say
