@@ -3,7 +3,12 @@
 #include <sys/wait.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <sstream>
 
 #include "analyzer/catalog/rule_catalog.h"
 #include "tests/temp_tree.h"
@@ -247,6 +252,13 @@ TEST_F(CliTest, RulesExplainAndVersion) {
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_TRUE(has(unknown.err, "unknown rule 'GS999'"));
 
+  // Rule IDs and names in any case; a near miss is suggested.
+  EXPECT_EQ(graphsafe({"explain", "gs401"}).out, explain.out);
+  EXPECT_EQ(graphsafe({"explain", "Host-Sync"}).out, explain.out);
+  CommandResult typo = graphsafe({"explain", "GS4O1"});
+  EXPECT_EQ(typo.exit_code, 2);
+  EXPECT_TRUE(has(typo.err, "did you mean 'GS401'?")) << typo.err;
+
   CommandResult version = graphsafe({"--version"});
   EXPECT_EQ(version.exit_code, 0);
   EXPECT_EQ(version.out, std::string("graphsafe ") + GRAPHSAFE_VERSION + "\n");
@@ -254,6 +266,187 @@ TEST_F(CliTest, RulesExplainAndVersion) {
   CommandResult help = graphsafe({"check", "--help"});
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_TRUE(has(help.out, "--select"));
+}
+
+// Ruff's --force-exclude: pre-commit names every staged file, and an excluded one must not
+// block the commit.
+TEST_F(CliTest, ForceExcludeAppliesExcludeToNamedFiles) {
+  tree_.write("gen/bug.py", kBug);
+  tree_.write("src/bug.py", kBug);
+  tree_.write(".graphsafe.yaml", "exclude: [\"gen/\"]\n");
+
+  CommandResult named = graphsafe({"check", "gen/bug.py"});
+  EXPECT_EQ(named.exit_code, 1) << named.err;  // without it, as before: named means analyzed
+  EXPECT_TRUE(has(named.out, "gen/bug.py:7:")) << named.out;
+
+  CommandResult forced = graphsafe({"check", "--force-exclude", "gen/bug.py"});
+  EXPECT_EQ(forced.exit_code, 0) << forced.out << forced.err;
+  EXPECT_EQ(forced.out, "");
+  EXPECT_TRUE(has(forced.err, "No CUDA-graph hazards found in 0 files.")) << forced.err;
+
+  CommandResult mixed = graphsafe({"check", "--force-exclude", "--", "gen/bug.py", "src/bug.py"});
+  EXPECT_EQ(mixed.exit_code, 1);
+  EXPECT_TRUE(has(mixed.out, "src/bug.py:7:")) << mixed.out;
+  EXPECT_FALSE(has(mixed.out, "gen/bug.py")) << mixed.out;
+
+  // --exclude on the command line counts too.
+  CommandResult flag = graphsafe({"check", "--force-exclude", "--exclude", "src/", "src/bug.py"});
+  EXPECT_EQ(flag.exit_code, 0) << flag.out;
+}
+
+// After `--` everything is a path: a staged file named like an option is analyzed, and the
+// file the option would name is never written.
+TEST_F(CliTest, OptionLikeFileNameAfterDoubleDashIsAFile) {
+  tree_.write("--output=victim.py", kBug);
+  tree_.write("victim.py", "keep = 1\n");
+  auto names = [&] {
+    std::set<std::string> found;
+    for (const auto& entry : std::filesystem::directory_iterator(tree_.root())) {
+      found.insert(entry.path().filename().string());
+    }
+    return found;
+  };
+  const std::set<std::string> before = names();
+
+  CommandResult run = graphsafe({"check", "--no-cache", "--", "--output=victim.py"});
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  EXPECT_TRUE(has(run.out, "--output=victim.py:7:")) << run.out;
+  EXPECT_TRUE(has(run.out, "error[GS401]")) << run.out;
+  EXPECT_EQ(tree_.read("victim.py"), "keep = 1\n");
+  EXPECT_EQ(names(), before);
+
+  // As the pre-commit hook's entry has it.
+  CommandResult hook = graphsafe(
+      {"check", "--force-exclude", "--no-cache", "--", "--output=victim.py", "victim.py"});
+  EXPECT_EQ(hook.exit_code, 1) << hook.err;
+  EXPECT_EQ(tree_.read("victim.py"), "keep = 1\n");
+  EXPECT_EQ(names(), before);
+
+  // An option left after `--` (a hook's `args`) is a missing path, and the error says why.
+  CommandResult misplaced = graphsafe({"check", "--", "--select", "GS4", "victim.py"});
+  EXPECT_EQ(misplaced.exit_code, 2);
+  EXPECT_TRUE(has(misplaced.err, "--select: no such file or directory")) << misplaced.err;
+  EXPECT_TRUE(has(misplaced.err, "read as a path")) << misplaced.err;
+}
+
+// A C++ file the run cannot analyze (the C++ frontend missing: GRAPHSAFE_CUDA_FRONTEND=none
+// stands for a binary installed without libgraphsafe_cuda.so) is not a pass.
+TEST_F(CliTest, CppFilesWithoutTheCppFrontendAreSkippedAndFailTheRun) {
+  tree_.write("bug.py", kBug);
+  tree_.write("csrc/k.cu",
+              "#include <cuda_runtime.h>\n"
+              "void run(cudaStream_t s, cudaGraph_t* g) {\n"
+              "  cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);\n"
+              "  cudaDeviceSynchronize();\n"
+              "  cudaStreamEndCapture(s, g);\n"
+              "}\n");
+  const std::string off = "GRAPHSAFE_CUDA_FRONTEND=none";
+
+  CommandResult run = graphsafe({"check", "--no-cache"}, off);
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_TRUE(has(run.out, "bug.py:7:")) << run.out;  // the Python files are still analyzed
+  EXPECT_TRUE(has(run.out, "Found 2 errors in 1 file; 1 C++ file not analyzed: csrc/k.cu."))
+      << run.out;
+  EXPECT_TRUE(has(run.err, "graphsafe: notice: 1 C++ file not analyzed: ")) << run.err;
+  EXPECT_TRUE(has(run.err, "GRAPHSAFE_CUDA_FRONTEND=none")) << run.err;
+  EXPECT_TRUE(has(run.err, "graphsafe: error: 1 C++ file was not analyzed")) << run.err;
+
+  // --exit-zero forgives findings, not files left unread.
+  EXPECT_EQ(graphsafe({"check", "--no-cache", "--exit-zero"}, off).exit_code, 2);
+
+  CommandResult json = graphsafe({"check", "--no-cache", "--format", "json"}, off);
+  EXPECT_EQ(json.exit_code, 2);
+  auto summary = nlohmann::json::parse(json.out)["summary"];
+  EXPECT_EQ(summary["files"], 1) << summary;  // counted as skipped, not as analyzed
+  EXPECT_EQ(summary["skipped"], 1) << summary;
+
+  // No selected rule checks C++: the files are still named, and the run passes or fails on
+  // its findings.
+  CommandResult python_only = graphsafe({"check", "--no-cache", "--select", "GS101"}, off);
+  EXPECT_EQ(python_only.exit_code, 1) << python_only.err;
+  EXPECT_TRUE(has(python_only.out, "1 C++ file not analyzed: csrc/k.cu.")) << python_only.out;
+  EXPECT_FALSE(has(python_only.err, "graphsafe: error:")) << python_only.err;
+
+  // Excluded, they are not files of the run at all.
+  CommandResult excluded = graphsafe({"check", "--no-cache", "--exclude", "*.cu"}, off);
+  EXPECT_EQ(excluded.exit_code, 1) << excluded.err;
+  EXPECT_FALSE(has(excluded.out + excluded.err, "not analyzed"));
+
+  // And no baseline is written without them.
+  CommandResult baseline =
+      graphsafe({"check", "--no-cache", "--write-baseline", "baseline.json"}, off);
+  EXPECT_EQ(baseline.exit_code, 2);
+  EXPECT_FALSE(std::filesystem::exists(tree_.path("baseline.json")));
+}
+
+TEST_F(CliTest, StatisticsAreNeverWrittenIntoAMachineReport) {
+  tree_.write("bug.py", kBug);
+  for (const char* format : {"sarif", "github", "gitlab", "junit", "lintrunner", "json-lines"}) {
+    CommandResult run = graphsafe({"check", "--statistics", "--format", format, "-o", "x.out"});
+    EXPECT_EQ(run.exit_code, 2) << format;
+    EXPECT_TRUE(has(run.err, "--statistics:")) << run.err;
+    EXPECT_FALSE(std::filesystem::exists(tree_.path("x.out"))) << format;
+  }
+  CommandResult json = graphsafe({"check", "--statistics", "--format", "json", "-o", "x.json"});
+  EXPECT_EQ(json.exit_code, 1) << json.err;
+  EXPECT_EQ(nlohmann::json::parse(tree_.read("x.json"))[0]["code"], "GS101");
+  CommandResult concise = graphsafe({"check", "--statistics", "--format", "concise"});
+  EXPECT_EQ(concise.exit_code, 1);
+  EXPECT_TRUE(has(concise.out, "1\tGS401\t[error] host-sync\n")) << concise.out;
+}
+
+TEST_F(CliTest, NoticesNameTheirLocationOnce) {
+  tree_.write("b.py",
+              "import torch\n"
+              "g = torch.cuda.CUDAGraph()\n"
+              "with torch.cuda.graph(g):\n"
+              "    y = torch.ones(2).item()\n"
+              "def f(:\n"
+              "    pass\n");
+  CommandResult run = graphsafe({"check", "--no-cache", "b.py"});
+  EXPECT_TRUE(std::regex_search(run.err, std::regex("b\\.py:[0-9]+: notice: syntax error")))
+      << run.err;
+  EXPECT_FALSE(has(run.err, "notice: b.py:")) << run.err;
+}
+
+// Every flag `graphsafe check --help` lists is in docs/usage.md's option table, and every flag
+// of the table is one `check` accepts.
+TEST_F(CliTest, UsageDocumentsEveryCheckFlag) {
+  CommandResult help = graphsafe({"check", "--help"});
+  ASSERT_EQ(help.exit_code, 0);
+  std::set<std::string> in_help;
+  std::istringstream lines(help.out.substr(help.out.find("Options:")));
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (!line.starts_with("  -")) continue;  // option lines start with their flags
+    std::string flags = line.substr(2, line.find(' ', 2) - 2);
+    std::istringstream names(flags);
+    for (std::string name; std::getline(names, name, ',');) in_help.insert(name);
+  }
+  ASSERT_TRUE(in_help.count("--select") && in_help.count("-j")) << help.out;
+
+  std::ifstream doc(std::string(GRAPHSAFE_SOURCE_DIR) + "/docs/usage.md");
+  std::string text((std::istreambuf_iterator<char>(doc)), std::istreambuf_iterator<char>());
+  std::size_t table = text.find("| option | meaning |");
+  ASSERT_NE(table, std::string::npos);
+  std::set<std::string> in_doc;
+  std::istringstream rows(text.substr(table));
+  std::getline(rows, line);  // the header
+  std::getline(rows, line);  // |---|---|
+  const std::regex flag("`(-{1,2}[a-zA-Z][-a-zA-Z]*)");
+  while (std::getline(rows, line) && line.starts_with("|")) {
+    std::string first_cell = line.substr(1, line.find(" | ", 1));
+    for (std::sregex_iterator it(first_cell.begin(), first_cell.end(), flag), end; it != end;
+         ++it) {
+      in_doc.insert((*it)[1]);
+    }
+  }
+  for (const std::string& name : in_help) {
+    EXPECT_TRUE(in_doc.count(name)) << name << " is missing from docs/usage.md's option table";
+  }
+  for (const std::string& name : in_doc) {
+    EXPECT_TRUE(in_help.count(name)) << name << " is in docs/usage.md but not in check --help";
+  }
 }
 
 }  // namespace

@@ -62,8 +62,9 @@ TEST(JsonOutputTest, EveryField) {
                                           {"message", "syntax error: unexpected indent"}}));
   EXPECT_TRUE(document["notices"][1]["line"].is_null());
 
-  EXPECT_EQ(document["summary"],
-            json({{"files", 5}, {"errors", 2}, {"warnings", 1}, {"suppressed", 1}}));
+  EXPECT_EQ(
+      document["summary"],
+      json({{"files", 5}, {"errors", 2}, {"warnings", 1}, {"suppressed", 1}, {"skipped", 0}}));
 }
 
 TEST(JsonOutputTest, EmptyRunIsAValidDocument) {

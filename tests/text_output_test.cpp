@@ -87,6 +87,24 @@ TEST(TextOutputTest, SummaryCountsOnlyWhatIsThere) {
             std::string::npos);
 }
 
+// Files the run could not analyze (no C++ frontend) are not counted as analyzed: the summary
+// names them, the first five, and counts the rest.
+TEST(TextOutputTest, SummaryNamesTheFilesNotAnalyzed) {
+  RunResult clean;
+  clean.files_analyzed = 3;
+  clean.skipped_files = {"csrc/a.cu"};
+  EXPECT_EQ(write(OutputFormat::kText, clean).status,
+            "No CUDA-graph hazards found in 3 files; 1 C++ file not analyzed: csrc/a.cu.\n");
+
+  RunResult result = testing::sampleResult();
+  result.skipped_files = {"a.cu", "b.cu", "c.cu", "d.cu", "e.cu", "f.cu", "g.cu"};
+  EXPECT_NE(write(OutputFormat::kConcise, result)
+                .out.find("(1 suppressed); 7 C++ files not analyzed: a.cu, b.cu, c.cu, d.cu, "
+                          "e.cu and 2 more.\n"),
+            std::string::npos)
+      << write(OutputFormat::kConcise, result).out;
+}
+
 TEST(TextOutputTest, ColorsOnlyWhenAsked) {
   RunResult result = testing::sampleResult();
   EXPECT_EQ(write(OutputFormat::kText, result).out.find('\033'), std::string::npos);

@@ -179,6 +179,17 @@ void keepShard(RunResult& result, const Shard& shard) {
   std::erase_if(result.notices, [&](const Notice& notice) {
     return !notice.path.empty() && shardOfPath(notice.path, shard.count) != shard.index;
   });
+  std::erase_if(result.skipped_files, [&](const std::string& path) {
+    return shardOfPath(path, shard.count) != shard.index;
+  });
+}
+
+bool selectsCxxRules(const RuleSelection& selection) {
+  const auto& rules = RuleCatalog::instance().rules();
+  return std::any_of(rules.begin(), rules.end(), [&](const RuleInfo& rule) {
+    return rule.implemented && selection.enabled(rule.id) &&
+           std::find(rule.languages.begin(), rule.languages.end(), "cuda") != rule.languages.end();
+  });
 }
 
 bool toEngineOptions(const CheckCommandOptions& options, EngineOptions& engine,
@@ -194,6 +205,7 @@ bool toEngineOptions(const CheckCommandOptions& options, EngineOptions& engine,
     return false;
   }
   engine.paths = nonEmptyPaths(options.paths);
+  engine.force_exclude = options.force_exclude;
   engine.jobs = options.jobs;
   engine.selection.select = splitCodeLists(options.select);
   engine.selection.ignore = splitCodeLists(options.ignore);
@@ -211,6 +223,17 @@ bool toEngineOptions(const CheckCommandOptions& options, EngineOptions& engine,
       return false;
     }
     engine.settings.max_file_bytes = *bytes;
+  }
+  if (options.statistics && options.format != "text" && options.format != "concise" &&
+      options.format != "json") {
+    // As Ruff: the statistics are a table (text, concise) or a JSON array (json); a table
+    // inside a SARIF, JUnit or GitLab report would make it invalid.
+    const std::string& format = options.format;
+    error =
+        "--statistics: prints a table (--format text or concise) or a JSON array (--format "
+        "json), not " +
+        format + "; run without --statistics for the " + format + " report";
+    return false;
   }
   if (!options.shard.empty() && !parseShard(options.shard)) {
     error = "--shard: expected I/N with 1 <= I <= N (such as 2/4), not '" + options.shard + "'";
@@ -247,7 +270,14 @@ int runCheckCommand(const CheckCommandOptions& options, std::ostream& out, std::
   for (const std::string& path : engine.paths) {
     std::error_code ec;
     if (!std::filesystem::exists(path, ec)) {
-      err << "graphsafe: error: " << path << ": no such file or directory\n";
+      err << "graphsafe: error: " << path << ": no such file or directory";
+      // After `--` an option is a path: the pre-commit hook's entry ends with `--`, so its
+      // `args` land there.
+      if (path.starts_with("-")) {
+        err << " (an option given after `--` is read as a path; in a pre-commit hook, put "
+               "options in `entry` before its `--`, or in the configuration file)";
+      }
+      err << "\n";
       return 2;
     }
   }
@@ -283,8 +313,20 @@ int runCheckCommand(const CheckCommandOptions& options, std::ostream& out, std::
 
   RunResult result = runAnalysis(engine);
   if (!options.shard.empty()) keepShard(result, *parseShard(options.shard));
+  // C++ files the selected rules should have checked were not: the run cannot pass.
+  const bool skipped_fails = !result.skipped_files.empty() && selectsCxxRules(engine.selection);
+  auto reportSkipped = [&] {
+    err << "graphsafe: error: "
+        << plural(result.skipped_files.size(), "C++ file was", "C++ files were")
+        << " not analyzed, and the selected rules check C++: " << result.skipped_reason
+        << ". To check only the Python files, --exclude the C++ files\n";
+  };
 
   if (!options.write_baseline.empty()) {
+    if (skipped_fails) {  // a baseline without the C++ files' findings would be wrong
+      reportSkipped();
+      return 2;
+    }
     Baseline current = Baseline::fromResult(result, options.write_baseline);
     if (!current.write(options.write_baseline, *baseline_before, error)) {
       err << "graphsafe: error: " << error << "\n";
@@ -327,6 +369,10 @@ int runCheckCommand(const CheckCommandOptions& options, std::ostream& out, std::
     }
   }
   out.flush();
+  if (skipped_fails) {
+    reportSkipped();
+    return 2;
+  }
   if (result.diagnostics.empty() || options.exit_zero) return 0;
   return 1;
 }

@@ -23,6 +23,9 @@ struct CheckCommandOptions {
   std::vector<std::string> select;  // rule IDs or prefixes; entries may be comma lists
   std::vector<std::string> ignore;
   std::vector<std::string> exclude;  // gitignore-style patterns
+  // --force-exclude: `exclude` applies to paths named on the command line too (pre-commit names
+  // every staged file), as Ruff's --force-exclude.
+  bool force_exclude = false;
   unsigned jobs = 0;                 // 0 = one per core
   bool exit_zero = false;
   bool statistics = false;
@@ -86,9 +89,14 @@ bool toEngineOptions(const CheckCommandOptions& options, EngineOptions& engine, 
 // --color: auto means on a terminal, unless NO_COLOR is set to a non-empty value.
 bool useColor(std::string_view mode, bool is_terminal);
 
+// Whether any implemented rule the selection enables checks C++ code: when one does, a C++ file
+// left unanalyzed (the C++ frontend missing) fails the run.
+bool selectsCxxRules(const RuleSelection& selection);
+
 // Runs the whole command: analysis, output (to `out` or --output), statistics. Returns the exit
 // code: 0 no findings (or --exit-zero), 1 findings, 2 usage or internal error (printed to
-// `err` as "graphsafe: error: ...").
+// `err` as "graphsafe: error: ..."), or C++ files that could not be analyzed while C++ rules
+// are selected (whatever --exit-zero says).
 int runCheckCommand(const CheckCommandOptions& options, std::ostream& out, std::ostream& err,
                     bool out_is_terminal, bool err_is_terminal);
 

@@ -33,7 +33,9 @@ int usageError(const std::string& message) {
 }
 
 void addCheckOptions(CLI::App& check, CheckCommandOptions& options) {
-  check.add_option("paths", options.paths, "Files or directories to analyze (default: .)");
+  check.add_option("paths", options.paths,
+                   "Files or directories to analyze (default: .); after `--`, every argument is a "
+                   "path, even one that starts with -");
   check
       .add_option("--format", options.format,
                   "Output format: text, concise, json, sarif, github, gitlab, junit, lintrunner "
@@ -57,6 +59,9 @@ void addCheckOptions(CLI::App& check, CheckCommandOptions& options) {
                   "Skip paths matching these gitignore-style patterns, comma-separated")
       ->delimiter(',')
       ->allow_extra_args(false);
+  check.add_flag("--force-exclude", options.force_exclude,
+                 "Apply --exclude and the configuration's exclude to files named on the command "
+                 "line too (for pre-commit, which names every staged file)");
   check.add_option("--config", options.config,
                    "Read settings from FILE instead of the nearest .graphsafe.yaml or "
                    "pyproject.toml [tool.graphsafe]");
@@ -167,8 +172,11 @@ int run(int argc, char** argv) {
   }
   if (explain->parsed()) {
     if (!writeRuleExplanation(rule_to_explain, std::cout)) {
-      std::cerr << "graphsafe: error: unknown rule '" << rule_to_explain
-                << "' (see `graphsafe rules`)\n";
+      std::cerr << "graphsafe: error: unknown rule '" << rule_to_explain << "' (";
+      if (auto meant = suggestRule(rule_to_explain)) {
+        std::cerr << "did you mean '" << *meant << "'? ";
+      }
+      std::cerr << "see `graphsafe rules`)\n";
       return 2;
     }
     return 0;

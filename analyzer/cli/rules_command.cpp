@@ -6,6 +6,7 @@
 
 #include "analyzer/catalog/rule_catalog.h"
 #include "analyzer/catalog/rule_page.h"
+#include "analyzer/config/suggestion.h"
 
 namespace graphsafe {
 
@@ -26,8 +27,33 @@ std::string padded(const std::string& text, std::size_t width) {
 
 }  // namespace
 
+const RuleInfo* findRule(std::string_view rule) {
+  const RuleCatalog& catalog = RuleCatalog::instance();
+  if (const RuleInfo* info = catalog.find(rule)) return info;
+  // IDs are upper case and names lower case; either is accepted in any case.
+  auto recased = [&](bool upper) {
+    std::string text(rule);
+    for (char& c : text) {
+      if (upper && c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+      if (!upper && c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    }
+    return text;
+  };
+  if (const RuleInfo* info = catalog.find(recased(true))) return info;
+  return catalog.find(recased(false));
+}
+
+std::optional<std::string> suggestRule(std::string_view rule) {
+  std::vector<std::string_view> names;
+  for (const RuleInfo& info : RuleCatalog::instance().rules()) {
+    names.emplace_back(info.id);
+    names.emplace_back(info.name);
+  }
+  return closestName(rule, names);
+}
+
 bool writeRuleExplanation(std::string_view rule, std::ostream& out) {
-  const RuleInfo* info = RuleCatalog::instance().find(rule);
+  const RuleInfo* info = findRule(rule);
   if (info == nullptr) return false;
   out << renderRulePage(*info);
   return true;

@@ -1,6 +1,7 @@
 #include "analyzer/engine/engine.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <iterator>
 #include <mutex>
@@ -33,30 +34,46 @@ namespace graphsafe {
 
 namespace {
 
+// GRAPHSAFE_CUDA_FRONTEND=none: run as a build without the C++ frontend module would, whatever
+// the loader could find (the loader's other candidates, next to the binary and in the build tree,
+// would otherwise be found after a forced path that does not exist). For tests and for
+// reproducing what a binary installed without its module does.
+std::unique_ptr<Frontend> loadCudaFrontendUnlessTurnedOff(std::string& error) {
+  const char* forced = std::getenv("GRAPHSAFE_CUDA_FRONTEND");
+  if (forced != nullptr && std::string_view(forced) == "none") {
+    error = "the C++ frontend is turned off (GRAPHSAFE_CUDA_FRONTEND=none)";
+    return nullptr;
+  }
+  return loadCudaFrontend(error);
+}
+
 // The frontends of one run. The CUDA frontend is loaded on first use only, so that a run over
 // Python files never maps the Clang libraries.
 class Frontends {
  public:
   Frontends() : python_(makePythonFrontend()) {}
 
-  const Frontend* forPath(const std::string& path, std::vector<Notice>& notices) {
+  // Called from one thread (LazyLowering::run's first loop).
+  const Frontend* forPath(const std::string& path) {
     if (isPythonPath(path)) return python_.get();
     if (!isCudaPath(path)) return nullptr;
-    std::call_once(cuda_once_, [this] { cuda_ = loadCudaFrontend(cuda_error_); });
-    if (!cuda_) {
-      std::lock_guard lock(notice_mutex_);
-      if (!cuda_notice_given_) {
-        cuda_notice_given_ = true;
-        notices.push_back({path, -1, "C++/CUDA files skipped: " + cuda_error_});
-      }
-    }
+    std::call_once(cuda_once_, [this] { cuda_ = loadCudaFrontendUnlessTurnedOff(cuda_error_); });
+    if (!cuda_) skipped_.push_back(path);
     return cuda_.get();
   }
 
-  // A C++ file was met and the C++ frontend could not be loaded.
-  bool cudaUnavailable() {
-    std::lock_guard lock(notice_mutex_);
-    return cuda_notice_given_;
+  // The C++ files met while the C++ frontend could not be loaded, in the order met.
+  const std::vector<std::string>& skipped() const { return skipped_; }
+  // Why: what is missing and where it was looked for.
+  const std::string& cudaError() const { return cuda_error_; }
+
+  // One notice for the run: how many files were not analyzed, and why.
+  void noteSkipped(std::vector<Notice>& notices) const {
+    if (skipped_.empty()) return;
+    notices.push_back({"", -1,
+                       (skipped_.size() == 1 ? std::string("1 C++ file")
+                                             : std::to_string(skipped_.size()) + " C++ files") +
+                           " not analyzed: " + cuda_error_});
   }
 
  private:
@@ -64,9 +81,21 @@ class Frontends {
   std::unique_ptr<Frontend> cuda_;
   std::once_flag cuda_once_;
   std::string cuda_error_;
-  std::mutex notice_mutex_;
-  bool cuda_notice_given_ = false;
+  std::vector<std::string> skipped_;
 };
+
+// A frontend's notice about its own file that starts with the file's location
+// ("b.py:4: syntax error") would print it twice: every output writes the location itself.
+Notice withoutOwnLocation(Notice notice) {
+  if (notice.path.empty()) return notice;
+  std::string prefix = notice.path;
+  if (notice.line >= 0) prefix += ":" + std::to_string(notice.line + 1);
+  prefix += ": ";
+  if (notice.message.starts_with(prefix) && notice.message.size() > prefix.size()) {
+    notice.message.erase(0, prefix.size());
+  }
+  return notice;
+}
 
 // A file matters when its frontend's lexical pre-scan says it can hold something a rule looks
 // at, or when it may define a capture entry point the configuration names.
@@ -119,13 +148,12 @@ class LazyLowering {
         frontends_(frontends),
         models_(sources.size()),
         lowered_(sources.size(), false),
-        frontend_of_(sources.size(), nullptr),
-        notices_(sources.size()) {}
+        frontend_of_(sources.size(), nullptr) {}
 
   std::unique_ptr<ProgramModel> run(std::vector<Notice>& notices) {
     std::vector<std::size_t> batch;
     for (std::size_t i = 0; i < sources_.size(); ++i) {
-      const Frontend* frontend = frontends_.forPath(sources_[i]->path(), notices_[i]);
+      const Frontend* frontend = frontends_.forPath(sources_[i]->path());
       frontend_of_[i] = frontend;
       models_[i].language = frontend ? frontend->language() : Language::kPython;
       models_[i].source = sources_[i];
@@ -152,10 +180,11 @@ class LazyLowering {
                "`ns::Class::method` in C++)"});
     }
     for (std::size_t i = 0; i < program->files().size(); ++i) {
-      notices.insert(notices.end(), notices_[i].begin(), notices_[i].end());
-      const auto& own = program->files()[i].notices;
-      notices.insert(notices.end(), own.begin(), own.end());
+      for (const Notice& notice : program->files()[i].notices) {
+        notices.push_back(withoutOwnLocation(notice));
+      }
     }
+    frontends_.noteSkipped(notices);
     noteCompilerErrors(program->files(), notices);
     return program;
   }
@@ -212,7 +241,6 @@ class LazyLowering {
   std::vector<FileModel> models_;
   std::vector<bool> lowered_;
   std::vector<const Frontend*> frontend_of_;
-  std::vector<std::vector<Notice>> notices_;
 };
 
 struct EnabledCheck {
@@ -305,7 +333,7 @@ RunResult analyzeAll(const std::vector<SourceFilePtr>& sources, const EngineOpti
     record->dependencies.erase(
         std::unique(record->dependencies.begin(), record->dependencies.end()),
         record->dependencies.end());
-    record->uncacheable |= frontends.cudaUnavailable();
+    record->uncacheable |= !frontends.skipped().empty();
   }
   auto checks = makeAllChecks();
   auto enabled = enabledChecks(checks, options.selection, notices);
@@ -329,7 +357,10 @@ RunResult analyzeAll(const std::vector<SourceFilePtr>& sources, const EngineOpti
   });
 
   RunResult result;
-  result.files_analyzed = files.size();
+  result.skipped_files = frontends.skipped();
+  std::sort(result.skipped_files.begin(), result.skipped_files.end());
+  if (!result.skipped_files.empty()) result.skipped_reason = frontends.cudaError();
+  result.files_analyzed = files.size() - result.skipped_files.size();
   if (options.report_regions) result.regions = reportRegions(program);
   for (auto& found : per_file) {
     std::move(found.begin(), found.end(), std::back_inserter(result.diagnostics));
@@ -393,7 +424,8 @@ std::unique_ptr<ProgramModel> buildProgram(const EngineOptions& options,
                                            std::vector<Notice>& notices) {
   std::vector<std::string> roots = options.paths;
   if (roots.empty()) roots.emplace_back(".");
-  std::vector<std::string> paths = collectFiles(roots, options.exclude, notices);
+  std::vector<std::string> paths =
+      collectFiles(roots, options.exclude, notices, options.force_exclude);
   std::vector<SourceFilePtr> sources;
   for (const std::string& path : paths) {
     if (SourceFilePtr source = readSource(path, options.settings, notices)) {
@@ -409,7 +441,8 @@ RunResult runAnalysis(const EngineOptions& options) {
   std::vector<Notice> walker_notices;
   std::vector<std::string> roots = options.paths;
   if (roots.empty()) roots.emplace_back(".");
-  std::vector<std::string> paths = collectFiles(roots, options.exclude, walker_notices);
+  std::vector<std::string> paths =
+      collectFiles(roots, options.exclude, walker_notices, options.force_exclude);
 
   std::optional<ResultCache> cache;
   if (!options.cache_dir.empty()) {

@@ -37,6 +37,8 @@ struct EngineOptions {
   RuleSelection selection;
   AnalysisSettings settings;
   std::vector<std::string> exclude;    // gitignore-style patterns, on top of .gitignore
+  // --force-exclude: `exclude` applies to the paths named in `paths` too (file_walker.h).
+  bool force_exclude = false;
   std::vector<PerFileIgnore> per_file_ignores;
   // Rule ID or prefix -> severity reported; the longest matching prefix wins.
   std::map<std::string, Severity> severity_overrides;
@@ -69,6 +71,11 @@ struct RunResult {
   std::vector<Diagnostic> diagnostics;  // sorted by path, position, rule; suppressions applied
   std::vector<Notice> notices;          // input problems (does not parse, not UTF-8, ...)
   std::size_t files_analyzed = 0;
+  // Files not analyzed because the frontend their language needs could not be loaded (a C++
+  // file without libgraphsafe_cuda.so), sorted; not counted in files_analyzed. A run that skips
+  // them is never cached.
+  std::vector<std::string> skipped_files;
+  std::string skipped_reason;  // what is missing and where it was looked for
   std::size_t suppressed = 0;
   std::vector<RegionSummary> regions;  // when EngineOptions::report_regions; sorted by site
 };

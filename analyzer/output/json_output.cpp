@@ -88,7 +88,8 @@ void writeJson(const RunResult& result, std::ostream& out) {
        {{"files", result.files_analyzed},
         {"errors", counts.errors},
         {"warnings", counts.warnings},
-        {"suppressed", result.suppressed}}},
+        {"suppressed", result.suppressed},
+        {"skipped", result.skipped_files.size()}}},
   };
   // Replace invalid UTF-8 instead of throwing: output must never abort the run.
   out << document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";

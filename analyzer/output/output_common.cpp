@@ -61,13 +61,31 @@ std::string plural(std::size_t count, const char* singular, const char* plural_f
   return std::to_string(count) + " " + (count == 1 ? singular : plural_form);
 }
 
+namespace {
+
+// "; 2 C++ files not analyzed: a.cu, k.cuh", naming the first few.
+std::string skippedPart(const RunResult& result) {
+  constexpr std::size_t kNamed = 5;
+  const std::vector<std::string>& skipped = result.skipped_files;
+  if (skipped.empty()) return {};
+  std::string text = "; " + plural(skipped.size(), "C++ file", "C++ files") + " not analyzed: ";
+  for (std::size_t i = 0; i < skipped.size() && i < kNamed; ++i) {
+    text += (i == 0 ? "" : ", ") + skipped[i];
+  }
+  if (skipped.size() > kNamed) text += " and " + std::to_string(skipped.size() - kNamed) + " more";
+  return text;
+}
+
+}  // namespace
+
 std::string summaryLine(const RunResult& result) {
   FindingCounts counts = countFindings(result);
-  std::string suppressed =
+  std::string tail =
       result.suppressed == 0 ? "" : " (" + std::to_string(result.suppressed) + " suppressed)";
+  tail += skippedPart(result);
   if (counts.errors + counts.warnings == 0) {
     return "No CUDA-graph hazards found in " + plural(result.files_analyzed, "file", "files") +
-           suppressed + ".";
+           tail + ".";
   }
   std::string found;
   if (counts.errors > 0) found = plural(counts.errors, "error", "errors");
@@ -75,8 +93,8 @@ std::string summaryLine(const RunResult& result) {
     if (!found.empty()) found += " and ";
     found += plural(counts.warnings, "warning", "warnings");
   }
-  return "Found " + found + " in " + plural(counts.files_with_findings, "file", "files") +
-         suppressed + ".";
+  return "Found " + found + " in " + plural(counts.files_with_findings, "file", "files") + tail +
+         ".";
 }
 
 }  // namespace graphsafe

@@ -49,7 +49,8 @@ struct FindingCounts {
 FindingCounts countFindings(const RunResult& result);
 
 // "Found 3 errors and 1 warning in 2 files." or, for a clean run,
-// "No CUDA-graph hazards found in 12 files."; the number suppressed is added when not zero.
+// "No CUDA-graph hazards found in 12 files."; the number suppressed is added when not zero, and
+// the files not analyzed ("; 2 C++ files not analyzed: a.cu, k.cuh") when there are any.
 std::string summaryLine(const RunResult& result);
 
 // "1 file", "2 files".
