@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # End-to-end: Debian's pre-commit with graphsafe's .pre-commit-hooks.yaml, in a temporary git
 # repository, offline (language: system, the built binary on PATH). A commit adding a hazard
-# must be blocked with graphsafe's message; a clean commit must pass. Exits 77 (skipped) only
-# when pre-commit or git is not installed.
+# must be blocked with graphsafe's message; a clean commit must pass; a staged file the
+# configuration excludes must pass; a staged file named `--output=victim.py` must be analyzed
+# and victim.py left alone. Exits 77 (skipped) only when pre-commit or git is not installed.
 set -euo pipefail
 binary=${1:?usage: pre_commit_hook.sh GRAPHSAFE_BINARY SOURCE_DIR}
 source_dir=${2:?usage: pre_commit_hook.sh GRAPHSAFE_BINARY SOURCE_DIR}
@@ -80,4 +81,36 @@ grep -q "hazard.py:6:9: error\[GS401\]" "$work/hazard.log" || { cat "$work/hazar
 grep -q "Failed" "$work/hazard.log" || { cat "$work/hazard.log"; fail "pre-commit did not report the hook as failed"; }
 [[ $(git rev-list --count HEAD) == 2 ]] || fail "the hazard was committed"
 
-echo "ok: the hazard was blocked with graphsafe's message; the clean commit passed"
+# A staged file the configuration excludes does not block the commit (--force-exclude).
+git rm -q --cached hazard.py
+rm hazard.py
+mkdir -p generated
+cat >generated/hazard.py <<'PY'
+import torch
+
+x = torch.ones(4, device="cuda")
+g = torch.cuda.CUDAGraph()
+with torch.cuda.graph(g):
+    y = x.sum().item()
+PY
+printf 'exclude: ["generated/"]\n' >.graphsafe.yaml
+git add .graphsafe.yaml generated/hazard.py
+git commit -q -m excluded >"$work/excluded.log" 2>&1 || { cat "$work/excluded.log"; fail "an excluded file blocked the commit"; }
+grep -q "Passed" "$work/excluded.log" || { cat "$work/excluded.log"; fail "the hook did not pass on an excluded file"; }
+
+# A staged file named like an option is a file: it is analyzed (and blocks the commit), and the
+# file the option would name is left as it is.
+printf 'keep = 1\n' >victim.py
+git add victim.py
+git commit -q --no-verify -m victim
+cp generated/hazard.py -- "--output=victim.py"
+git add -- "--output=victim.py"
+if git commit -q -m option-like >"$work/option.log" 2>&1; then
+  cat "$work/option.log"
+  fail "a hazard in a file named --output=victim.py was not reported"
+fi
+grep -q -- "--output=victim.py:6:9: error\[GS401\]" "$work/option.log" || { cat "$work/option.log"; fail "the file named --output=victim.py was not analyzed"; }
+[[ $(cat victim.py) == "keep = 1" ]] || fail "victim.py was overwritten"
+git diff --quiet -- victim.py || fail "victim.py was changed"
+
+echo "ok: the hazard was blocked with graphsafe's message; the clean commit passed; an excluded file passed; a file named like an option was analyzed and victim.py left alone"
