@@ -150,6 +150,32 @@ TEST(AtomicWriteTest, ASymbolicLinkKeepsPointingAtItsTarget) {
   EXPECT_EQ(tree.read("real/later.json"), "made");
 }
 
+TEST(AtomicWriteTest, AnOwnFileReplacesALinkAndNeverWritesThroughIt) {
+  testing::TempTree tree;
+  tree.write("victim.py", "precious");
+  fs::create_symlink(tree.path("victim.py"), tree.root() / "run-1.entry");
+  ::mkfifo(tree.path("run-2.entry").c_str(), 0600);
+  std::string error;
+  ASSERT_TRUE(replaceOwnFileAtomically(tree.path("run-1.entry"), "entry", error)) << error;
+  EXPECT_FALSE(fs::is_symlink(tree.root() / "run-1.entry"));
+  EXPECT_EQ(tree.read("run-1.entry"), "entry");
+  EXPECT_EQ(tree.read("victim.py"), "precious");
+  // A FIFO in its place would block a write into it: it is replaced too.
+  ASSERT_TRUE(replaceOwnFileAtomically(tree.path("run-2.entry"), "two", error)) << error;
+  EXPECT_TRUE(fs::is_regular_file(tree.root() / "run-2.entry"));
+  EXPECT_EQ(tree.read("run-2.entry"), "two");
+}
+
+TEST(AtomicWriteTest, TemporariesNameTheProcessThatMadeThem) {
+  long pid = 0;
+  EXPECT_TRUE(isAtomicWriteTemporary(".run-ab.entry.graphsafe-4242-0-123456.tmp", pid));
+  EXPECT_EQ(pid, 4242);
+  EXPECT_FALSE(isAtomicWriteTemporary("run-ab.entry", pid));
+  EXPECT_FALSE(isAtomicWriteTemporary(".x.graphsafe--0-1.tmp", pid));
+  EXPECT_FALSE(isAtomicWriteTemporary(".x.graphsafe-12.tmp", pid));
+  EXPECT_FALSE(isAtomicWriteTemporary(".x.tmp", pid));
+}
+
 TEST(AtomicWriteTest, ALinkLoopIsAnErrorNotAHang) {
   testing::TempTree tree;
   fs::create_symlink("b", tree.root() / "a");

@@ -5,6 +5,7 @@
 #include "analyzer/engine/result_cache.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -290,6 +291,36 @@ TEST_F(ResultCacheTest, TheDirectoryIsBoundedAndIgnoredByGit) {
   pruneResultCache(cache_dir(), 3500);
   for (int i = 0; i < 8; ++i) EXPECT_EQ(fs::exists(name(i)), i < 3) << i;
   EXPECT_TRUE(fs::exists(cache_dir() + "/.gitignore"));
+}
+
+TEST_F(ResultCacheTest, ALinkPlantedInTheCacheIsReplacedNotWrittenThrough) {
+  runAnalysis(options());
+  tree_.write("victim.txt", "precious");
+  fs::remove(entryPath());
+  fs::create_symlink(tree_.path("victim.txt"), entryPath());
+  tree_.write("helpers.py", kHelperClean);
+  runAnalysis(options());
+  EXPECT_EQ(tree_.read("victim.txt"), "precious");
+  EXPECT_FALSE(fs::is_symlink(entryPath()));
+  EXPECT_TRUE(entryValid());
+  // Pruning removes a planted link, never its target.
+  fs::create_symlink(tree_.path("victim.txt"), cache_dir() + "/run-planted.entry");
+  pruneResultCache(cache_dir(), 1);
+  EXPECT_FALSE(fs::exists(fs::symlink_status(cache_dir() + "/run-planted.entry")));
+  EXPECT_EQ(tree_.read("victim.txt"), "precious");
+}
+
+TEST_F(ResultCacheTest, ATemporaryLeftByAKilledRunIsRemoved) {
+  runAnalysis(options());
+  // A pid above the kernel's limit (pid_max is at most 2^22) names no process.
+  const std::string stale = cache_dir() + "/.run-x.entry.graphsafe-99999999-0-1.tmp";
+  const std::string live =
+      cache_dir() + "/.run-y.entry.graphsafe-" + std::to_string(::getpid()) + "-0-1.tmp";
+  std::ofstream(stale) << std::string(1000, 'x');
+  std::ofstream(live) << std::string(1000, 'x');
+  pruneResultCache(cache_dir(), 1u << 20);
+  EXPECT_FALSE(fs::exists(stale));
+  EXPECT_TRUE(fs::exists(live));
 }
 
 }  // namespace

@@ -1,9 +1,11 @@
 #include "analyzer/engine/result_cache.h"
 
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -214,8 +216,8 @@ void writeEntry(const std::string& directory, const std::string& path, const jso
     if (ec) return;
     // The cache is nobody's source: keep it out of version control and backups.
     std::string ignored;
-    writeFileAtomically(directory + "/.gitignore", "# created by graphsafe\n*\n", ignored);
-    writeFileAtomically(directory + "/CACHEDIR.TAG",
+    replaceOwnFileAtomically(directory + "/.gitignore", "# created by graphsafe\n*\n", ignored);
+    replaceOwnFileAtomically(directory + "/CACHEDIR.TAG",
                         "Signature: 8a477f597d28d172789f06886806bc55\n"
                         "# This directory is graphsafe's result cache (.graphsafe_cache).\n",
                         ignored);
@@ -223,7 +225,7 @@ void writeEntry(const std::string& directory, const std::string& path, const jso
   std::string text = payload.dump(-1, ' ', false, json::error_handler_t::replace);
   std::string content = std::string(kMagic) + "\n" + hex(contentHash(text)) + "\n" + text;
   std::string error;
-  writeFileAtomically(path, content, error);
+  replaceOwnFileAtomically(path, content, error);
 }
 
 }  // namespace
@@ -238,7 +240,20 @@ void pruneResultCache(const std::string& directory, std::uint64_t max_bytes) {
   std::error_code ec;
   for (fs::directory_iterator it(directory, ec), end; !ec && it != end; it.increment(ec)) {
     std::string name = it->path().filename().string();
+    // A temporary whose writer is gone (killed mid-write) is never renamed into place.
+    if (long pid = 0; isAtomicWriteTemporary(name, pid)) {
+      if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
+        fs::remove(it->path(), ec);
+        ec.clear();
+      }
+      continue;
+    }
     if (!name.starts_with("run-") || !name.ends_with(".entry")) continue;
+    if (it->is_symlink(ec)) {
+      fs::remove(it->path(), ec);  // not an entry graphsafe wrote; the link goes, not its target
+      ec.clear();
+      continue;
+    }
     std::error_code stat_error;
     auto size = it->file_size(stat_error);
     auto time = it->last_write_time(stat_error);

@@ -186,13 +186,16 @@ bool unchangedSince(const std::string& path, const fs::path& target, const FileS
   return false;
 }
 
+enum class Links { kFollow, kReplace };
+
 bool write(const std::string& path, std::string_view content, const FileSnapshot* expected,
-           std::string& error) {
-  fs::path target;
-  if (!resolveLinks(path, target, error)) return false;
+           Links links, std::string& error) {
+  fs::path target = path;
+  if (links == Links::kFollow && !resolveLinks(path, target, error)) return false;
 
   struct stat existing {};
-  bool exists = ::stat(target.c_str(), &existing) == 0;
+  bool exists = (links == Links::kFollow ? ::stat(target.c_str(), &existing)
+                                         : ::lstat(target.c_str(), &existing)) == 0;
   if (!exists && errno != ENOENT) {
     error = path + ": cannot write: " + errnoText(errno);
     return false;
@@ -201,7 +204,10 @@ bool write(const std::string& path, std::string_view content, const FileSnapshot
     error = path + ": cannot write: " + errnoText(EISDIR);
     return false;
   }
-  if (exists && !S_ISREG(existing.st_mode)) return writeInPlace(path, content, error);
+  if (exists && !S_ISREG(existing.st_mode)) {
+    if (links == Links::kFollow) return writeInPlace(path, content, error);
+    exists = false;  // a link or FIFO where graphsafe's own file belongs: replaced
+  }
 
   std::string name;
   Descriptor fd(createTemporary(target, name));
@@ -263,12 +269,32 @@ bool readFileWithSnapshot(const std::string& path, std::string& content, FileSna
 }
 
 bool writeFileAtomically(const std::string& path, std::string_view content, std::string& error) {
-  return write(path, content, nullptr, error);
+  return write(path, content, nullptr, Links::kFollow, error);
 }
 
 bool writeFileAtomically(const std::string& path, std::string_view content,
                          const FileSnapshot& expected, std::string& error) {
-  return write(path, content, &expected, error);
+  return write(path, content, &expected, Links::kFollow, error);
+}
+
+bool replaceOwnFileAtomically(const std::string& path, std::string_view content,
+                              std::string& error) {
+  return write(path, content, nullptr, Links::kReplace, error);
+}
+
+bool isAtomicWriteTemporary(std::string_view name, long& pid) {
+  constexpr std::string_view kMarker = ".graphsafe-";
+  if (!name.starts_with('.') || !name.ends_with(".tmp")) return false;
+  const std::size_t marker = name.rfind(kMarker);
+  if (marker == std::string_view::npos) return false;
+  std::string_view rest = name.substr(marker + kMarker.size());
+  pid = 0;
+  std::size_t digits = 0;
+  while (digits < rest.size() && digits < 10 && rest[digits] >= '0' && rest[digits] <= '9') {
+    pid = pid * 10 + (rest[digits] - '0');
+    ++digits;
+  }
+  return digits > 0 && digits < rest.size() && rest[digits] == '-';
 }
 
 }  // namespace graphsafe

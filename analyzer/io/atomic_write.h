@@ -48,4 +48,15 @@ bool writeFileAtomically(const std::string& path, std::string_view content, std:
 bool writeFileAtomically(const std::string& path, std::string_view content,
                          const FileSnapshot& expected, std::string& error);
 
+// For files graphsafe owns (its cache): whatever is at `path`, a symbolic link, a FIFO or a
+// file, is replaced by the new file, never written through, so that a link planted in the cache
+// cannot make a run overwrite the file it points at. Permissions are the umask's.
+bool replaceOwnFileAtomically(const std::string& path, std::string_view content,
+                              std::string& error);
+
+// Whether `name` is a temporary file writeFileAtomically() made (".<file>.graphsafe-<pid>-...
+// .tmp"), and the process that made it: a temporary whose process is gone was left by a run
+// that was killed while writing.
+bool isAtomicWriteTemporary(std::string_view name, long& pid);
+
 }  // namespace graphsafe
