@@ -379,6 +379,37 @@ TEST_F(CliTest, CppFilesWithoutTheCppFrontendAreSkippedAndFailTheRun) {
   EXPECT_FALSE(std::filesystem::exists(tree_.path("baseline.json")));
 }
 
+// The real thing: a binary whose module is nowhere to be found says what is missing and every
+// place it looked. Needs a private mount namespace (unshare -m, as root) to hide the build tree's
+// module from a copy of the binary; skipped where there is none.
+TEST_F(CliTest, MissingCppFrontendSaysWhereItWasLookedFor) {
+  namespace fs = std::filesystem;
+  const fs::path build = fs::path(GRAPHSAFE_BINARY).parent_path();
+  const fs::path copy = output_.root() / "bin" / "graphsafe";
+  fs::create_directories(copy.parent_path());
+  fs::copy_file(GRAPHSAFE_BINARY, copy);
+  fs::permissions(copy, fs::perms::owner_all, fs::perm_options::add);
+  tree_.write("k.cu", "#include <cuda_runtime.h>\nvoid f() { cudaStreamBeginCapture(0, {}); }\n");
+  std::string command =
+      "unshare -m sh -c " +
+      quote("mount -t tmpfs none " + quote(build.string()) + " || exit 77; cd " +
+            quote(tree_.path()) + " && " + quote(copy.string()) + " check --no-cache k.cu") +
+      " >" + quote(output_.path("stdout")) + " 2>" + quote(output_.path("stderr"));
+  int status = std::system(command.c_str());
+  int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::string err = output_.read("stderr");
+  if (code == 77 || has(err, "unshare")) GTEST_SKIP() << "no private mount namespace: " << err;
+  EXPECT_EQ(code, 2) << err;
+  EXPECT_TRUE(has(err,
+                  "libgraphsafe_cuda.so (the C++ frontend) was not found next to the "
+                  "graphsafe binary or in GRAPHSAFE_CUDA_FRONTEND (looked for " +
+                      (copy.parent_path() / "libgraphsafe_cuda.so").string()))
+      << err;
+  EXPECT_TRUE(has(err, "install it with graphsafe")) << err;
+  EXPECT_TRUE(has(err, "No CUDA-graph hazards found in 0 files; 1 C++ file not analyzed: k.cu."))
+      << err;
+}
+
 TEST_F(CliTest, StatisticsAreNeverWrittenIntoAMachineReport) {
   tree_.write("bug.py", kBug);
   for (const char* format : {"sarif", "github", "gitlab", "junit", "lintrunner", "json-lines"}) {
