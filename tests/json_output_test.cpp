@@ -44,7 +44,7 @@ TEST(JsonOutputTest, EveryField) {
                                       {"message", "capture region starts here"}}));
   EXPECT_EQ(sync["related"][1]["path"], "src/helpers.py");
   EXPECT_EQ(sync["related"][1]["range"], range(1, 5, 1, 11));
-  EXPECT_EQ(sync["related"][1]["message"], "called from here: report()");
+  EXPECT_EQ(sync["related"][1]["message"], "reached through this call: report()");
   EXPECT_EQ(sync["fix"]["description"], "drop the host copy");
   ASSERT_EQ(sync["fix"]["edits"].size(), 1u);
   EXPECT_EQ(sync["fix"]["edits"][0]["range"], range(6, 13, 6, 29));

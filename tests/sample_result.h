@@ -44,7 +44,8 @@ inline RunResult sampleResult() {
   sync.help = "keep the value on the device, or read it after replay()";
   sync.related.push_back(
       {train, rangeOfText(*train, "torch.cuda.graph(g)"), "capture region starts here"});
-  sync.related.push_back({helpers, rangeOfText(*helpers, "report"), "called from here: report()"});
+  sync.related.push_back(
+      {helpers, rangeOfText(*helpers, "report"), "reached through this call: report()"});
   Fix fix;
   fix.description = "drop the host copy";
   fix.edits.push_back({rangeOfText(*train, "str(loss.item())"), "loss"});

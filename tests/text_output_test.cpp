@@ -32,7 +32,7 @@ TEST(TextOutputTest, Golden) {
             "    6 | \tv = \"\xc3\xa9\xf0\x9f\x98\x80\" + str(loss.item())\n"
             "      | \t               ^~~~~~~~~~~\n"
             "  src/train.py:4:6: note: capture region starts here\n"
-            "  src/helpers.py:1:5: note: called from here: report()\n"
+            "  src/helpers.py:1:5: note: reached through this call: report()\n"
             "  help: keep the value on the device, or read it after replay()\n"
             "\n"
             "src/train.py:7:8: warning[GS102] branch on `flag`, a host value that can change "
