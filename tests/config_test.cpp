@@ -426,7 +426,12 @@ TEST(ConfigTest, AliasBombIsRefusedNotExpanded) {
     previous = name;
   }
   ConfigError error = loadError(dir, ".graphsafe.yaml", text);
-  EXPECT_EQ(error.message, "the file is too large to be a configuration");
+  // `e` alone stands for 100,000 values.
+  EXPECT_EQ(error.key, "e");
+  EXPECT_EQ(error.line, 5);
+  EXPECT_EQ(error.message,
+            "e: expands to more than 100000 values (YAML aliases repeat them), more than a "
+            "configuration holds");
 }
 
 TEST(ConfigTest, DeepNestingIsAnErrorNotACrash) {

@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "analyzer/io/atomic_write.h"
+#include "analyzer/io/bounded_read.h"
 #include "analyzer/output/output_common.h"
 
 namespace graphsafe {
@@ -17,6 +18,8 @@ namespace graphsafe {
 namespace {
 
 constexpr int kBaselineVersion = 1;
+// Far above any real baseline (100,000 findings take about 30 MB), far below memory's end.
+constexpr std::size_t kMaxBaselineBytes = std::size_t{1} << 30;
 
 // The directory paths in the baseline are relative to: the baseline file's, made absolute.
 std::string baseDirectory(const std::string& baseline_path) {
@@ -76,14 +79,12 @@ Baseline Baseline::fromResult(const RunResult& result, const std::string& baseli
 }
 
 std::optional<Baseline> Baseline::load(const std::string& path, std::string& error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = path + ": cannot read the baseline";
+  std::string text;
+  if (!readRegularFile(path, kMaxBaselineBytes, text, error)) {
+    error = path + ": cannot use the baseline: " + error;
     return std::nullopt;
   }
-  std::stringstream text;
-  text << in.rdbuf();
-  nlohmann::json document = nlohmann::json::parse(text.str(), nullptr, false);
+  nlohmann::json document = nlohmann::json::parse(text, nullptr, false);
   auto bad = [&](const std::string& why) {
     error = path + ": not a graphsafe baseline: " + why;
     return std::nullopt;

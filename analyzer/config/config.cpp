@@ -9,6 +9,7 @@
 #include <system_error>
 
 #include "analyzer/config/config_tree.h"
+#include "analyzer/io/bounded_read.h"
 
 namespace graphsafe {
 
@@ -20,7 +21,7 @@ constexpr const char* kYamlName = ".graphsafe.yaml";
 constexpr const char* kPyprojectName = "pyproject.toml";
 constexpr const char* kPyprojectTable = "tool.graphsafe";
 // Nobody writes a configuration this large; reading stops there instead of at memory's end.
-constexpr std::uintmax_t kMaxConfigBytes = 4u << 20;
+constexpr std::size_t kMaxConfigBytes = 4u << 20;
 
 std::string whatOf(const std::string& file, int line, const std::string& message) {
   std::string what = file;
@@ -29,33 +30,28 @@ std::string whatOf(const std::string& file, int line, const std::string& message
 }
 
 std::string readConfigText(const std::string& path) {
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) throw ConfigError(path, 0, "", "is a directory, not a file");
-  std::uintmax_t size = fs::file_size(path, ec);
-  if (!ec && size > kMaxConfigBytes) {
-    throw ConfigError(path, 0, "", "the file is too large to be a configuration");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(path, 0, "", std::string("cannot read: ") + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw ConfigError(path, 0, "", "cannot read the file");
-  return text.str();
+  std::string text;
+  std::string error;
+  if (!readRegularFile(path, kMaxConfigBytes, text, error)) throw ConfigError(path, 0, "", error);
+  return text;
 }
 
-bool isFile(const fs::path& path) {
+// Anything named like a configuration counts, a directory or a FIFO too: loading it then says
+// what is wrong, instead of the search passing it by for a parent directory's configuration.
+bool isPresent(const fs::path& path) {
   std::error_code ec;
-  return fs::is_regular_file(path, ec);
+  return fs::exists(fs::symlink_status(path, ec)) && !ec;
 }
 
 // A pyproject.toml counts only when it has a [tool.graphsafe] table. One that does not parse
-// counts when it mentions the table, so that loading it reports the syntax error.
+// counts when it mentions the table, so that loading it reports the syntax error; one that
+// cannot be read (unreadable, too large, not a file) counts, so that loading it says so.
 bool pyprojectConfigures(const fs::path& path) {
   std::string text;
   try {
     text = readConfigText(path.string());
   } catch (const ConfigError&) {
-    return false;
+    return true;
   }
   try {
     return parseTomlConfig(path.string(), text, kPyprojectTable).has_value();
@@ -113,9 +109,9 @@ std::optional<std::string> findConfigFile(const std::string& start) {
   // Each step goes one level up, so the walk ends at the root.
   while (true) {
     fs::path found;
-    if (isFile(dir / kYamlName)) {
+    if (isPresent(dir / kYamlName)) {
       found = dir / kYamlName;
-    } else if (isFile(dir / kPyprojectName) && pyprojectConfigures(dir / kPyprojectName)) {
+    } else if (isPresent(dir / kPyprojectName) && pyprojectConfigures(dir / kPyprojectName)) {
       found = dir / kPyprojectName;
     }
     if (!found.empty()) {

@@ -81,7 +81,11 @@ class Converter {
   // Iterative over the document's width, recursive over its depth, which is bounded.
   ConfigNode convert(const YAML::Node& node, int depth, int fallback_line) {
     if (++nodes_ > kMaxConfigNodes) {
-      throw ConfigError(path_, lineOf(node), "", "the file is too large to be a configuration");
+      // Aliases repeat a value without repeating its text: a few lines can stand for billions.
+      const std::string many = "more than " + std::to_string(kMaxConfigNodes) +
+                               " values (YAML aliases repeat them), more than a configuration holds";
+      if (key_.empty()) throw ConfigError(path_, lineOf(node), "", "the document expands to " + many);
+      throw ConfigError(path_, key_line_, key_, key_ + ": expands to " + many);
     }
     ConfigNode out;
     out.line = lineOf(node);
@@ -118,6 +122,10 @@ class Converter {
           ConfigEntry entry;
           entry.key = key.Scalar();
           entry.line = key_line;
+          if (depth == 0) {
+            key_ = entry.key;
+            key_line_ = key_line;
+          }
           entry.value = convert(pair.second, depth + 1, key_line);
           out.entries.push_back(std::move(entry));
         }
@@ -129,6 +137,8 @@ class Converter {
  private:
   const std::string& path_;
   std::size_t nodes_ = 0;
+  std::string key_;  // the top-level key being converted, for messages
+  int key_line_ = 0;
 };
 
 }  // namespace

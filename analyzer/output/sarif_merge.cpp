@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "analyzer/io/atomic_write.h"
+#include "analyzer/io/bounded_read.h"
 
 namespace graphsafe {
 
@@ -16,6 +17,8 @@ namespace {
 using nlohmann::json;
 
 constexpr const char* kDefaultSchema = "https://json.schemastore.org/sarif-2.1.0.json";
+// A SARIF log of a very large tree is tens of MB; an input past this is not one to merge.
+constexpr std::size_t kMaxSarifBytes = std::size_t{2} << 30;
 
 std::string dump(const json& value) {
   return value.dump(-1, ' ', false, json::error_handler_t::replace);
@@ -223,12 +226,13 @@ int runMergeCommand(const std::vector<std::string>& inputs, const std::string& o
                     std::ostream& out, std::ostream& err) {
   std::vector<json> documents;
   for (const std::string& input : inputs) {
-    std::ifstream in(input, std::ios::binary);
-    if (!in) {
-      err << "graphsafe: error: " << input << ": cannot be read\n";
+    std::string text;
+    std::string error;
+    if (!readRegularFile(input, kMaxSarifBytes, text, error)) {
+      err << "graphsafe: error: " << input << ": " << error << "\n";
       return 2;
     }
-    json document = json::parse(in, nullptr, /*allow_exceptions=*/false);
+    json document = json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (document.is_discarded()) {
       err << "graphsafe: error: " << input << ": not valid JSON\n";
       return 2;
