@@ -815,6 +815,33 @@ void run(float* x, cudaStream_t s) {
   EXPECT_TRUE(events(function(analyze(text, "op.cu"), "run"), EventKind::kStreamUse).empty());
 }
 
+TEST_P(CudaFrontendTest, ADatabaseAboveTheRepositoryRootIsNotUsed) {
+  const fs::path repo = directory_ / "repo";
+  fs::create_directories(repo / "src");
+  const std::string source = (repo / "src" / "op.cu").string();
+  std::ofstream(directory_ / "compile_commands.json")
+      << R"([{"directory": ")" << directory_.string() << R"(", "command": "nvcc -DGS_ON=1 -c )"
+      << source << R"(", "file": ")" << source << R"("}])";
+  const std::string text = std::string(kKernels) + R"(void run(float* x, cudaStream_t s) {
+  cudaGraph_t graph;
+  cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+#if GS_ON
+  k<<<1, 1, 0, 0>>>(x);
+#endif
+  cudaStreamEndCapture(s, &graph);
+}
+)";
+  settings_.compile_commands_dir.clear();
+  // Without a repository the search goes on up and finds it.
+  FileModel found = analyze(text, "repo/src/op.cu");
+  EXPECT_EQ(found.compile_database, (directory_ / "compile_commands.json").string());
+  EXPECT_EQ(events(function(found, "run"), EventKind::kStreamUse).size(), 1u);
+  fs::create_directories(repo / ".git");
+  FileModel inside = analyze(text, "repo/src/op.cu");
+  EXPECT_EQ(inside.compile_database, "");
+  EXPECT_TRUE(events(function(inside, "run"), EventKind::kStreamUse).empty());
+}
+
 TEST_P(CudaFrontendTest, CommentsAreKeptForSuppressions) {
   FileModel model = analyze(R"(void f() {}
   // graphsafe: ignore[GS301]

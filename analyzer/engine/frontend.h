@@ -30,6 +30,10 @@ class Frontend {
     return {};
   }
   virtual FileModel analyze(const SourceFilePtr& source, const AnalysisSettings& settings) const = 0;
+  // What analyze() would load that other files share (a compile database), loaded ahead in the
+  // calling process: a frontend run in a child process per file (isolated_frontend.h) calls
+  // this in the parent before it forks, so that every child inherits it instead of loading it.
+  virtual void prepare(const SourceFile& /*file*/, const AnalysisSettings& /*settings*/) const {}
 };
 
 std::unique_ptr<Frontend> makePythonFrontend();

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <new>
 #include <string>
 #include <string_view>
@@ -179,6 +180,11 @@ ChildResult collect(pid_t child, int model_fd, int error_fd, std::uint32_t timeo
   return result;
 }
 
+std::mutex& forkMutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
 class IsolatedFrontend final : public Frontend {
  public:
   explicit IsolatedFrontend(std::unique_ptr<Frontend> inner) : inner_(std::move(inner)) {}
@@ -200,7 +206,14 @@ class IsolatedFrontend final : public Frontend {
       ::close(model_pipe[1]);
       return cannotStart(source);
     }
-    const pid_t child = ::fork();
+    // No thread of this process may be inside prepare() when another forks: the child would
+    // inherit a lock held by a thread it does not have.
+    pid_t child = -1;
+    {
+      std::lock_guard lock(forkMutex());
+      inner_->prepare(*source, settings);
+      child = ::fork();
+    }
     if (child == 0) runChild(*inner_, source, settings, model_pipe[1], error_pipe[1]);
     ::close(model_pipe[1]);
     ::close(error_pipe[1]);

@@ -9,7 +9,8 @@
 // translation unit for the same reason.
 //
 // The child is forked, not executed anew: it inherits the loaded module, the settings and the
-// source, so nothing but the model crosses the pipe. It runs only the wrapped frontend's
+// source, and what files share (the compile database, loaded by Frontend::prepare() in the
+// parent first), so nothing but the model crosses the pipe. It runs only the wrapped frontend's
 // analyze() and leaves with _exit(), touching none of the parent's other state.
 
 #include <memory>

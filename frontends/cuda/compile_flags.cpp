@@ -30,7 +30,8 @@ class DatabaseCache {
     return cache;
   }
 
-  // The database for `file`: in `directory` when given, else the nearest one above the file.
+  // The database for `file`: in `directory` when given, else the nearest one above the file,
+  // up to the repository's root (a directory holding .git).
   // `found` is set to the compile_commands.json it came from.
   std::vector<clang::tooling::CompileCommand> commandsFor(const std::string& file,
                                                           const std::string& directory,
@@ -49,7 +50,10 @@ class DatabaseCache {
           from = (dir / "build").string();
           database = load(from);
         }
-        if (database != nullptr || dir == dir.root_path()) break;
+        // The repository's root is as far as the search goes, as for the configuration: a
+        // database above it belongs to another project.
+        std::error_code ec;
+        if (database != nullptr || dir == dir.root_path() || fs::exists(dir / ".git", ec)) break;
       }
     }
     if (database == nullptr) return {};

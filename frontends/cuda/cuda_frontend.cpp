@@ -215,6 +215,15 @@ class CudaFrontend final : public Frontend {
     return !prefilter_ || cudaSourceMayMatter(text);
   }
 
+  // The compile database and the toolkit are loaded once, then shared by every file's child.
+  void prepare(const SourceFile& source, const AnalysisSettings& settings) const override {
+    try {
+      (void)compileCommandFor(absolutePath(source.path()), source.text(), settings);
+    } catch (...) {
+      // analyze() meets the same problem and reports it.
+    }
+  }
+
   FileModel analyze(const SourceFilePtr& source, const AnalysisSettings& settings) const override {
     try {
       return analyzeOrThrow(source, settings);
