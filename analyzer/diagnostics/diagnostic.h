@@ -16,7 +16,7 @@ const char* severityName(Severity severity);  // "error" / "warning"
 struct RelatedLocation {
   SourceFilePtr file;
   SourceRange range;
-  std::string message;  // "capture region starts here", "called from here: helper(x)"
+  std::string message;  // "capture region starts here", "reached through this call: helper(x)"
 };
 
 struct TextEdit {

@@ -1,12 +1,13 @@
 // The Python frontend: one tree-sitter parse per file, lowered into the capture model.
 //
 // Syntax errors: tree-sitter recovers from them, so a file with an error is still analyzed and
-// gets one notice ("<path>:<line>: syntax error; results for this file may be incomplete") for
+// gets one notice, at the line ("syntax error; results for this file may be incomplete"), for
 // the first error. Only when nothing usable is left (the root itself is an error) or the parse
 // was cancelled (it ran past its time or memory budget) is the file skipped: parse_failed is set
 // and the notice says why.
 #include <time.h>
 
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -16,6 +17,7 @@
 
 #include "analyzer/engine/analysis_settings.h"
 #include "analyzer/engine/frontend.h"
+#include "frontends/python/bracket_balance.h"
 #include "frontends/python/declarations.h"
 #include "frontends/python/file_lowering.h"
 #include "frontends/python/incremental_trees.h"
@@ -179,15 +181,14 @@ void collectComments(TSNode root, const SourceFile& source, FileModel& model) {
 }
 
 // The line of the first ERROR or MISSING node, walking only into subtrees that hold one.
-std::int32_t firstErrorLine(TSNode root, CursorPool& pool) {
+// The first error or missing node, depth first; the root when none is found below it.
+TSNode firstErrorNode(TSNode root, CursorPool& pool) {
   TSNode node = root;
   for (int step = 0; step < 100000; ++step) {
     TSNode next{};
     for (python::Children it(pool, node, true); it.valid(); it.next()) {
       TSNode child = it.node();
-      if (ts_node_is_error(child) || ts_node_is_missing(child)) {
-        return static_cast<std::int32_t>(ts_node_start_point(child).row);
-      }
+      if (ts_node_is_error(child) || ts_node_is_missing(child)) return child;
       if (ts_node_has_error(child)) {
         next = child;
         break;
@@ -196,7 +197,27 @@ std::int32_t firstErrorLine(TSNode root, CursorPool& pool) {
     if (python::isNull(next)) break;
     node = next;
   }
-  return static_cast<std::int32_t>(ts_node_start_point(node).row);
+  return node;
+}
+
+// Where the first syntax error is, and what it is when that can be said. The parser's recovery
+// from a bracket left open swallows the rest of the file into one error, which starts where the
+// statement around the bracket starts (often line 1): the bracket itself is the place to fix.
+std::pair<std::int32_t, std::string> firstSyntaxError(TSNode root, std::string_view text,
+                                                      CursorPool& pool) {
+  const TSNode error = firstErrorNode(root, pool);
+  auto line = static_cast<std::int32_t>(ts_node_start_point(error).row);
+  std::string what = "syntax error";
+  std::size_t end = text.size();
+  while (end > 0 && std::isspace(static_cast<unsigned char>(text[end - 1]))) --end;
+  if (ts_node_end_byte(error) >= end) {
+    auto bracket = python::firstBracketProblem(text);
+    if (bracket && bracket->line >= line && bracket->message.ends_with("was never closed")) {
+      line = bracket->line;
+      what += ": " + bracket->message;
+    }
+  }
+  return {line, what};
 }
 
 class PythonFrontend final : public Frontend {
@@ -262,16 +283,13 @@ class PythonFrontend final : public Frontend {
     TSNode root = ts_tree_root_node(tree.get());
     CursorPool pool;
     if (ts_node_has_error(root)) {
-      std::int32_t line = firstErrorLine(root, pool);
+      auto [line, what] = firstSyntaxError(root, text, pool);
       if (ts_node_is_error(root) || ts_node_symbol(root) != Grammar::get().module) {
-        fail(model, source, line,
-             source.path() + ":" + std::to_string(line + 1) +
-                 ": syntax error; the file could not be analyzed");
+        fail(model, source, line, what + "; the file could not be analyzed");
         return;
       }
-      model.notices.push_back({source.path(), line,
-                               source.path() + ":" + std::to_string(line + 1) +
-                                   ": syntax error; results for this file may be incomplete"});
+      model.notices.push_back(
+          {source.path(), line, what + "; results for this file may be incomplete"});
     }
     collectComments(root, source, model);
 
