@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "analyzer/output/output_common.h"
 #include "analyzer/output/output_format.h"
 #include "tests/sample_result.h"
 
@@ -130,6 +131,29 @@ TEST(TextOutputTest, MultiLineRangeUnderlinesToTheEndOfItsFirstLine) {
   result.diagnostics.push_back(d);
   EXPECT_NE(write(OutputFormat::kText, result).out.find("    1 | x = f(a,\n      |     ^~~~\n"),
             std::string::npos);
+}
+
+TEST(TextOutputTest, FileNamesAreShownEscaped) {
+  EXPECT_EQ(printableName("src/caf\xc3\xa9.py"), "src/caf\xc3\xa9.py");
+  EXPECT_EQ(printableName("a\nb.py"), "a\\nb.py");
+  EXPECT_EQ(printableName("\x1b[31mred.py"), "\\x1b[31mred.py");
+  EXPECT_EQ(printableName("caf\xe9.py"), "caf\\xe9.py");
+  EXPECT_EQ(printableName("c1\xc2\x9b.py"), "c1\\xc2\\x9b.py");
+  EXPECT_EQ(printableName("back\\slash.py"), "back\\\\slash.py");
+  // One diagnostic, one line, whatever the file is named.
+  RunResult result = testing::sampleResult();
+  auto named = std::make_shared<const SourceFile>("evil\n\x1b[2Jname.py", "x = 1\n");
+  result.diagnostics.resize(1);
+  result.diagnostics[0].file = named;
+  result.diagnostics[0].related.clear();
+  result.notices = {{"evil\n\x1b[2Jname.py", 0, "syntax error"}};
+  for (OutputFormat format : {OutputFormat::kText, OutputFormat::kConcise}) {
+    Written written = write(format, result);
+    EXPECT_EQ(written.out.find('\x1b'), std::string::npos) << written.out;
+    EXPECT_NE(written.out.find("evil\\n\\x1b[2Jname.py:"), std::string::npos) << written.out;
+    EXPECT_EQ(written.status.find('\x1b'), std::string::npos) << written.status;
+    EXPECT_EQ(written.status.rfind("evil\\n\\x1b[2Jname.py:1: notice:", 0), 0u) << written.status;
+  }
 }
 
 TEST(TextOutputTest, FormatNames) {

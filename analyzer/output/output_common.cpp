@@ -1,8 +1,11 @@
 #include "analyzer/output/output_common.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 #include <system_error>
+
+#include "analyzer/source/utf8.h"
 
 namespace graphsafe {
 
@@ -57,6 +60,62 @@ FindingCounts countFindings(const RunResult& result) {
   return counts;
 }
 
+std::string printableName(std::string_view text) {
+  auto plain = [](unsigned char c) { return c >= 0x20 && c < 0x7f && c != '\\'; };
+  if (std::all_of(text.begin(), text.end(), [&](char c) { return plain(c); })) {
+    return std::string(text);
+  }
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  auto escape = [&](unsigned char c) {
+    switch (c) {
+      case '\n':
+        out += "\\n";
+        return;
+      case '\t':
+        out += "\\t";
+        return;
+      case '\r':
+        out += "\\r";
+        return;
+      case '\\':
+        out += "\\\\";
+        return;
+      default:
+        out += "\\x";
+        out += kHex[c >> 4];
+        out += kHex[c & 15];
+    }
+  };
+  for (std::size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (plain(c)) {
+      out += static_cast<char>(c);
+      ++i;
+      continue;
+    }
+    if (c < 0x80) {
+      escape(c);
+      ++i;
+      continue;
+    }
+    // A whole UTF-8 sequence is kept, unless it is a C1 control (U+0080 to U+009F).
+    const std::size_t length = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 ? 2 : 0;
+    const std::string_view rest = text.substr(i);
+    const bool whole = length != 0 && rest.size() >= length &&
+                       firstInvalidUtf8(rest.substr(0, length)) == std::string_view::npos;
+    const bool c1 = length == 2 && c == 0xc2 && static_cast<unsigned char>(text[i + 1]) < 0xa0;
+    if (whole && !c1) {
+      out.append(rest.substr(0, length));
+      i += length;
+    } else {
+      escape(c);
+      ++i;
+    }
+  }
+  return out;
+}
+
 std::string plural(std::size_t count, const char* singular, const char* plural_form) {
   return std::to_string(count) + " " + (count == 1 ? singular : plural_form);
 }
@@ -70,7 +129,7 @@ std::string skippedPart(const RunResult& result) {
   if (skipped.empty()) return {};
   std::string text = "; " + plural(skipped.size(), "C++ file", "C++ files") + " not analyzed: ";
   for (std::size_t i = 0; i < skipped.size() && i < kNamed; ++i) {
-    text += (i == 0 ? "" : ", ") + skipped[i];
+    text += (i == 0 ? "" : ", ") + printableName(skipped[i]);
   }
   if (skipped.size() > kNamed) text += " and " + std::to_string(skipped.size() - kNamed) + " more";
   return text;

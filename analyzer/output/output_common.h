@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 #include "analyzer/engine/engine.h"
 
@@ -52,6 +53,12 @@ FindingCounts countFindings(const RunResult& result);
 // "No CUDA-graph hazards found in 12 files."; the number suppressed is added when not zero, and
 // the files not analyzed ("; 2 C++ files not analyzed: a.cu, k.cuh") when there are any.
 std::string summaryLine(const RunResult& result);
+
+// `text` (a file name) as a terminal should show it: control characters (a newline, an ANSI
+// escape, C1 controls) and bytes that are not UTF-8 written as escapes (`\n`, `\x1b`, `\xe9`),
+// a backslash as `\\`, so that a name cannot split a diagnostic's line or command the terminal.
+// Plain names come back unchanged.
+std::string printableName(std::string_view text);
 
 // "1 file", "2 files".
 std::string plural(std::size_t count, const char* singular, const char* plural_form);

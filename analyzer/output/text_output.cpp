@@ -29,7 +29,8 @@ bool isContinuationByte(char c) {
 
 std::string location(const SourceFile* file, const std::string& path, SourcePoint point) {
   Position position = oneBasedPosition(file, point, ColumnUnit::kCodePoints);
-  return path + ":" + std::to_string(position.line) + ":" + std::to_string(position.column);
+  return printableName(path) + ":" + std::to_string(position.line) + ":" +
+         std::to_string(position.column);
 }
 
 // The source line under a line-number gutter, then the caret line: the prefix is copied as
@@ -100,7 +101,8 @@ void writeSummary(const RunResult& result, std::ostream& out, std::ostream& stat
 void writeNotices(const std::vector<Notice>& notices, std::ostream& out, bool color) {
   Style style{color};
   for (const Notice& notice : notices) {
-    out << style.bold() << (notice.path.empty() ? std::string("graphsafe") : notice.path);
+    out << style.bold()
+        << (notice.path.empty() ? std::string("graphsafe") : printableName(notice.path));
     if (notice.line >= 0) out << ":" << notice.line + 1;
     out << ":" << style.reset() << " " << style.magenta() << "notice:" << style.reset() << " "
         << notice.message << "\n";
