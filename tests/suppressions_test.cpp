@@ -51,7 +51,9 @@ TEST(SuppressionCommentTest, NotOurs) {
   EXPECT_FALSE(parse("// NOLINT"));
   EXPECT_FALSE(parse("// NOLINT(bugprone-use-after-move)"));
   EXPECT_FALSE(parse("// NOLINTNEXTLINE"));
-  EXPECT_FALSE(parse("// NOLINTBEGIN(GS301)"));
+  EXPECT_FALSE(parse("// NOLINTBEGIN"));  // bare: clang-tidy's, as bare NOLINT
+  EXPECT_FALSE(parse("// NOLINTEND"));
+  EXPECT_FALSE(parse("// NOLINTBEGIN(bugprone-use-after-move)"));
 }
 
 TEST(SuppressionCommentTest, Noqa) {
@@ -79,6 +81,16 @@ TEST(SuppressionCommentTest, Nolint) {
   EXPECT_EQ(next_line->codes, Codes{"GS301"});
 
   EXPECT_EQ(codesOf("// NOLINT(GS4*)"), Codes{"GS4"});
+
+  auto begin = parse("// NOLINTBEGIN(GS301, readability-*)");
+  ASSERT_TRUE(begin);
+  EXPECT_TRUE(begin->begin);
+  EXPECT_FALSE(begin->end || begin->next_line);
+  EXPECT_EQ(begin->codes, Codes{"GS301"});
+  auto end = parse("// NOLINTEND(GS301)");
+  ASSERT_TRUE(end);
+  EXPECT_TRUE(end->end);
+  EXPECT_FALSE(end->begin);
   EXPECT_EQ(codesOf("// NOLINT(readability-*,GS301,GS401)"), (Codes{"GS301", "GS401"}));
 }
 
@@ -152,6 +164,75 @@ TEST(SuppressionsTest, UnknownRulesBecomeNotices) {
   EXPECT_FALSE(parsed.suppressions.suppresses("GS401", 6));
   EXPECT_FALSE(parsed.suppressions.suppresses("GS401", 8));
   EXPECT_FALSE(parsed.suppressions.suppresses("GS401", 9));
+}
+
+}  // namespace
+}  // namespace graphsafe
+
+namespace graphsafe {
+namespace {
+
+TEST(SuppressionsTest, NolintBeginEndSuppressesTheLinesBetween) {
+  Parsed parsed = parseFile("k.cu", {{2, 2, "// NOLINTBEGIN(GS301)"},
+                                     {4, 2, "// NOLINTBEGIN(GS4)"},
+                                     {6, 2, "// NOLINTEND(GS4)"},
+                                     {9, 2, "// NOLINTEND(GS301)"}});
+  const Suppressions& s = parsed.suppressions;
+  EXPECT_TRUE(parsed.notices.empty());
+  EXPECT_FALSE(s.suppresses("GS301", 1));
+  EXPECT_TRUE(s.suppresses("GS301", 2));
+  EXPECT_TRUE(s.suppresses("GS301", 5));
+  EXPECT_TRUE(s.suppresses("GS301", 9));
+  EXPECT_FALSE(s.suppresses("GS301", 10));
+  EXPECT_TRUE(s.suppresses("GS401", 5));  // nested: the inner range
+  EXPECT_FALSE(s.suppresses("GS401", 3));
+  EXPECT_FALSE(s.suppresses("GS401", 7));
+  EXPECT_FALSE(s.suppresses("GS101", 5));
+}
+
+// As clang-tidy: a NOLINTEND with no NOLINTBEGIN of the same rules before it, and a NOLINTBEGIN
+// never closed, are notices naming their line; an unclosed NOLINTBEGIN suppresses nothing.
+TEST(SuppressionsTest, UnmatchedNolintBeginOrEndIsANotice) {
+  Parsed parsed = parseFile("k.cu", {{1, 0, "// NOLINTEND(GS301)"},
+                                     {3, 0, "// NOLINTBEGIN(GS401)"},
+                                     {5, 0, "// NOLINTEND(GS301)"},
+                                     {8, 0, "// NOLINTBEGIN(GS302)"}});
+  ASSERT_EQ(parsed.notices.size(), 4u);
+  EXPECT_EQ(parsed.notices[0].line, 1);
+  EXPECT_EQ(parsed.notices[0].path, "k.cu");
+  EXPECT_NE(parsed.notices[0].message.find("unmatched NOLINTEND"), std::string::npos);
+  EXPECT_EQ(parsed.notices[1].line, 5);
+  EXPECT_NE(parsed.notices[1].message.find("unmatched NOLINTEND"), std::string::npos);
+  std::vector<std::int32_t> begin_lines = {parsed.notices[2].line, parsed.notices[3].line};
+  EXPECT_EQ(begin_lines, (std::vector<std::int32_t>{3, 8}));
+  EXPECT_NE(parsed.notices[2].message.find("unmatched NOLINTBEGIN"), std::string::npos);
+  EXPECT_FALSE(parsed.suppressions.suppresses("GS401", 4));
+  EXPECT_FALSE(parsed.suppressions.suppresses("GS302", 9));
+}
+
+TEST(SuppressionsTest, UnusedCodesAreTheOnesNoFindingUsed) {
+  Parsed parsed = parseFile("a.py", {{3, 10, "# graphsafe: ignore[GS401, GS101]"},
+                                     {5, 12, "# noqa: GS2"},
+                                     {7, 4, "# graphsafe: ignore"},
+                                     {8, 4, "# graphsafe: ignore"},
+                                     {9, 0, "# NOLINTBEGIN(GS3)"},
+                                     {12, 0, "# NOLINTEND(GS3)"}});
+  Suppressions& s = parsed.suppressions;
+  EXPECT_TRUE(s.suppressAndMark("GS401", 3));
+  EXPECT_TRUE(s.suppressAndMark("GS106", 7));
+  EXPECT_TRUE(s.suppressAndMark("GS301", 11));
+  EXPECT_FALSE(s.suppressAndMark("GS401", 4));
+  auto every_rule_ran = [](std::string_view) { return true; };
+  std::vector<std::string> unused;
+  for (const Suppressions::Unused& u : s.unused(every_rule_ran)) {
+    unused.push_back(std::to_string(u.line) + ":" + std::to_string(u.column) + " " + u.code);
+  }
+  EXPECT_EQ(unused, (Codes{"3:10 GS101", "5:12 GS2", "8:4 "}));
+  // A code whose rules did not run is never unused: a run with them may need it.
+  auto only_gs1 = [](std::string_view code) { return code.starts_with("GS1"); };
+  unused.clear();
+  for (const Suppressions::Unused& u : s.unused(only_gs1)) unused.push_back(u.code);
+  EXPECT_EQ(unused, Codes{"GS101"});
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <iterator>
 
 #include "analyzer/catalog/rule_catalog.h"
 
@@ -131,17 +132,27 @@ bool parseNoqa(std::string_view text, ParsedSuppression& out) {
   return true;
 }
 
-// `NOLINT(GS301)`, `NOLINTNEXTLINE(GS301, bugprone-foo)`: clang-tidy's names are not ours.
+// `NOLINT(GS301)`, `NOLINTNEXTLINE(GS301, bugprone-foo)`, `NOLINTBEGIN(GS301)`,
+// `NOLINTEND(GS301)`: clang-tidy's names are not ours.
 bool parseNolint(std::string_view text, ParsedSuppression& out) {
   std::size_t at = findWord(text, "NOLINT", /*ignore_case=*/false);
   if (at == std::string_view::npos) return false;
   std::string_view rest = text.substr(at + 6);
   bool next_line = false;
+  bool begin = false;
+  bool end = false;
   if (rest.starts_with("NEXTLINE")) {
     next_line = true;
     rest.remove_prefix(8);
+  } else if (rest.starts_with("BEGIN")) {
+    begin = true;
+    rest.remove_prefix(5);
+  } else if (rest.starts_with("END")) {
+    end = true;
+    rest.remove_prefix(3);
   }
-  if (!rest.starts_with('(')) return false;  // bare NOLINT, NOLINTBEGIN/END: not ours
+  // A bare NOLINT (NOLINTNEXTLINE, NOLINTBEGIN, ...) is clang-tidy's for its own checks.
+  if (!rest.starts_with('(')) return false;
   std::size_t close = rest.find(')');
   std::string_view list = rest.substr(1, close == std::string_view::npos ? rest.npos : close - 1);
   std::vector<std::string> ours;
@@ -152,6 +163,8 @@ bool parseNolint(std::string_view text, ParsedSuppression& out) {
   if (ours.empty()) return false;
   out = {};
   out.next_line = next_line;
+  out.begin = begin;
+  out.end = end;
   out.codes = std::move(ours);
   return true;
 }
@@ -174,34 +187,99 @@ bool parseSuppressionComment(std::string_view comment, ParsedSuppression& out) {
 Suppressions Suppressions::parse(const FileModel& file, std::vector<Notice>& notices) {
   Suppressions result;
   const std::string path = file.source ? file.source->path() : std::string();
-  for (const SourceComment& comment : file.comments) {
+  std::vector<const SourceComment*> comments;
+  for (const SourceComment& comment : file.comments) comments.push_back(&comment);
+  std::stable_sort(comments.begin(), comments.end(),
+                   [](const SourceComment* a, const SourceComment* b) { return a->line < b->line; });
+  // The NOLINTBEGIN comments not closed yet, innermost last: a NOLINTEND closes the innermost
+  // one with the same codes, as clang-tidy pairs them.
+  std::vector<Entry> open;
+  auto unmatched = [&](std::uint32_t line, const char* message) {
+    notices.push_back({path, static_cast<std::int32_t>(line), message});
+  };
+  for (const SourceComment* comment : comments) {
     ParsedSuppression parsed;
-    if (!parseSuppressionComment(comment.text, parsed)) continue;
+    if (!parseSuppressionComment(comment->text, parsed)) continue;
     Entry entry;
-    entry.line = comment.line + (parsed.next_line ? 1 : 0);
+    entry.line = comment->line + (parsed.next_line ? 1 : 0);
+    entry.last_line = entry.line;
+    entry.comment_line = comment->line;
+    entry.column = comment->column;
     entry.whole_file = parsed.whole_file;
     for (std::string& code : parsed.codes) {
       if (validCode(code)) {
         entry.codes.push_back(std::move(code));
-      } else {
-        notices.push_back({path, static_cast<std::int32_t>(comment.line),
+      } else if (!parsed.end) {  // the NOLINTBEGIN said it already
+        notices.push_back({path, static_cast<std::int32_t>(comment->line),
                            "unknown rule '" + code + "' in suppression comment"});
       }
     }
     // A comment whose every code is unknown suppresses nothing (not everything).
     if (!parsed.codes.empty() && entry.codes.empty()) continue;
+    entry.used.assign(entry.codes.size(), false);
+    if (parsed.begin) {
+      open.push_back(std::move(entry));
+      continue;
+    }
+    if (parsed.end) {
+      auto same_codes = [&](const Entry& begin) {
+        std::vector<std::string> a = begin.codes;
+        std::vector<std::string> b = entry.codes;
+        std::sort(a.begin(), a.end());
+        std::sort(b.begin(), b.end());
+        return a == b;
+      };
+      auto match = std::find_if(open.rbegin(), open.rend(), same_codes);
+      if (match == open.rend()) {
+        unmatched(comment->line,
+                  "unmatched NOLINTEND comment without a previous NOLINTBEGIN comment with the "
+                  "same rules");
+        continue;
+      }
+      Entry begin = std::move(*match);
+      open.erase(std::next(match).base());
+      begin.last_line = comment->line;
+      result.entries_.push_back(std::move(begin));
+      continue;
+    }
     result.entries_.push_back(std::move(entry));
+  }
+  // An unmatched NOLINTBEGIN suppresses nothing: the end of the file is no NOLINTEND.
+  for (const Entry& begin : open) {
+    unmatched(begin.comment_line,
+              "unmatched NOLINTBEGIN comment without a subsequent NOLINTEND comment with the same "
+              "rules");
   }
   return result;
 }
 
+long Suppressions::matchingCode(const Entry& entry, std::string_view rule_id,
+                                std::uint32_t line) {
+  if (!entry.whole_file && (line < entry.line || line > entry.last_line)) return -1;
+  if (entry.codes.empty()) return 0;
+  for (std::size_t i = 0; i < entry.codes.size(); ++i) {
+    if (rule_id.starts_with(entry.codes[i])) return static_cast<long>(i);
+  }
+  return -1;
+}
+
 bool Suppressions::suppresses(std::string_view rule_id, std::uint32_t line) const {
   return std::any_of(entries_.begin(), entries_.end(), [&](const Entry& entry) {
-    if (!entry.whole_file && entry.line != line) return false;
-    if (entry.codes.empty()) return true;
-    return std::any_of(entry.codes.begin(), entry.codes.end(),
-                       [&](const std::string& code) { return rule_id.starts_with(code); });
+    return matchingCode(entry, rule_id, line) >= 0;
   });
+}
+
+bool Suppressions::suppressAndMark(std::string_view rule_id, std::uint32_t line) {
+  bool suppressed = false;
+  // Every comment that covers the finding is used by it, not only the first.
+  for (Entry& entry : entries_) {
+    long code = matchingCode(entry, rule_id, line);
+    if (code < 0) continue;
+    suppressed = true;
+    entry.used_any = true;
+    if (!entry.codes.empty()) entry.used[static_cast<std::size_t>(code)] = true;
+  }
+  return suppressed;
 }
 
 }  // namespace graphsafe
