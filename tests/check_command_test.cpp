@@ -138,6 +138,7 @@ TEST(CheckCommandTest, RejectsCxxDirectoriesThatAreNotWhatTheyClaim) {
 }
 
 TEST(CheckCommandTest, ColorChoice) {
+  ::unsetenv("FORCE_COLOR");
   EXPECT_TRUE(useColor("always", false));
   EXPECT_FALSE(useColor("never", true));
   EXPECT_FALSE(useColor("auto", false));
@@ -149,6 +150,157 @@ TEST(CheckCommandTest, ColorChoice) {
   ::setenv("NO_COLOR", "", 1);
   EXPECT_TRUE(useColor("auto", true));
   ::unsetenv("NO_COLOR");
+}
+
+// force-color.org: a non-empty FORCE_COLOR colors output that is not a terminal; NO_COLOR wins
+// over it, and --color never over both.
+TEST(CheckCommandTest, ForceColor) {
+  ::unsetenv("NO_COLOR");
+  ::setenv("FORCE_COLOR", "1", 1);
+  EXPECT_TRUE(useColor("auto", false));
+  EXPECT_FALSE(useColor("never", false));
+  ::setenv("NO_COLOR", "1", 1);
+  EXPECT_FALSE(useColor("auto", false));
+  EXPECT_FALSE(useColor("auto", true));
+  EXPECT_TRUE(useColor("always", false));
+  ::unsetenv("NO_COLOR");
+  ::setenv("FORCE_COLOR", "", 1);
+  EXPECT_FALSE(useColor("auto", false));
+  ::unsetenv("FORCE_COLOR");
+}
+
+TEST(CheckCommandTest, ExtendSelectCodesAreValidated) {
+  CheckCommandOptions options;
+  options.extend_select = {"GS4,GS999"};
+  EngineOptions engine;
+  std::string error;
+  EXPECT_FALSE(toEngineOptions(options, engine, error));
+  EXPECT_NE(error.find("--extend-select: unknown rule code 'GS999'"), std::string::npos) << error;
+}
+
+TEST(CheckCommandTest, ProjectRootIsTheConfigurationsDirectoryElseTheRepository) {
+  testing::TempTree tree;
+  tree.mkdir("repo/.git");
+  tree.write("repo/pkg/sub/a.py", "x = 1\n");
+  tree.write("repo/pkg/.graphsafe.yaml", "select: [GS4]\n");
+  tree.write("loose/b.py", "x = 1\n");
+  testing::ScopedCurrentDirectory cwd(tree.root());
+  EXPECT_EQ(projectRoot("repo/pkg/sub/a.py", std::nullopt), "repo");
+  EXPECT_EQ(projectRoot("repo/pkg/sub", std::nullopt), "repo");
+  EXPECT_EQ(projectRoot("repo/pkg/sub/a.py", std::string("repo/pkg/.graphsafe.yaml")), "repo/pkg");
+  EXPECT_EQ(projectRoot("loose/b.py", std::nullopt), ".");
+  testing::ScopedCurrentDirectory inside(tree.root() / "repo" / "pkg" / "sub");
+  EXPECT_EQ(projectRoot("a.py", std::nullopt), (tree.root() / "repo").lexically_normal().string());
+  EXPECT_EQ(projectRoot("a.py", std::string("../.graphsafe.yaml")),
+            (tree.root() / "repo" / "pkg").lexically_normal().string());
+  testing::ScopedCurrentDirectory top(tree.root() / "repo");
+  EXPECT_EQ(projectRoot("pkg/sub/a.py", std::nullopt), ".");
+}
+
+TEST(CheckCommandTest, WritesTheResolvedSettings) {
+  EngineOptions engine;
+  engine.paths = {"src"};
+  engine.selection.select = {"GS4", "GS101"};
+  engine.selection.ignore = {"GS403"};
+  engine.exclude = {"vendor/"};
+  engine.per_file_ignores = {{"tests/*.py", {"GS401"}, "proj"}};
+  engine.severity_overrides = {{"GS3", Severity::kWarning}};
+  engine.settings.capture_entry_points = {"pkg.run:step"};
+  engine.settings.extra_sync_apis = {".wait"};
+  engine.settings.extra_state_apis = {"pkg.tick"};
+  engine.settings.capture_flags = {".capturing"};
+  engine.settings.environment = {{"DEBUG", "1"}};
+  engine.settings.extra_args = {"-DUSE_CUDA_GRAPH"};
+  engine.settings.cxx_timeout_ms = 30'000;
+  engine.settings.cxx_memory_bytes = std::size_t{2} << 30;
+  std::ostringstream out;
+  writeSettings(engine, std::string("proj/.graphsafe.yaml"), out);
+  const std::string text = out.str();
+  for (const char* line :
+       {"configuration: proj/.graphsafe.yaml\n", "select: GS4, GS101\n", "ignore: GS403\n",
+        "exclude: vendor/\n", "  tests/*.py: GS401 (relative to proj)\n", "  GS3: warning\n",
+        "capture-entry-points: pkg.run:step\n", "extra-sync-apis: .wait\n",
+        "extra-state-apis: pkg.tick\n", "capture-flags: .capturing\n",
+        "environment: DEBUG=1\n", "extra-arg: -DUSE_CUDA_GRAPH\n", "extra-arg-before: (none)\n",
+        "cuda-path: (detected)\n", "cxx-timeout: 30 s\n", "cxx-memory: 2048 MiB\n"}) {
+    EXPECT_NE(text.find(line), std::string::npos) << line << " is missing from\n" << text;
+  }
+  std::ostringstream defaults;
+  writeSettings(EngineOptions{}, std::nullopt, defaults);
+  EXPECT_NE(defaults.str().find("configuration: (none)\n"), std::string::npos) << defaults.str();
+  EXPECT_NE(defaults.str().find("select: (every rule)\n"), std::string::npos) << defaults.str();
+}
+
+constexpr const char* kStdinHazard =
+    "import torch\n"
+    "\n"
+    "x = torch.ones(4, device=\"cuda\")\n"
+    "g = torch.cuda.CUDAGraph()\n"
+    "with torch.cuda.graph(g):\n"
+    "    y = x.sum().item()\n";
+
+// `-` with --stdin-filename: standard input is analyzed as that file, under its configuration.
+TEST(CheckCommandTest, ReadsStandardInputAsTheNamedFile) {
+  testing::TempTree tree;
+  tree.write("proj/.graphsafe.yaml", "per-file-ignores:\n  \"tests/*.py\": [GS401]\n");
+  testing::ScopedCurrentDirectory cwd(tree.root());
+  auto run = [&](const std::string& name, int expected_code) {
+    CheckCommandOptions options;
+    options.paths = {"-"};
+    options.stdin_filename = name;
+    options.format = "concise";
+    options.no_cache = true;
+    std::istringstream in(kStdinHazard);
+    std::ostringstream out;
+    std::ostringstream err;
+    EXPECT_EQ(runCheckCommand(options, out, err, false, false, in), expected_code) << err.str();
+    return out.str();
+  };
+  // The file need not exist; its path names the finding.
+  EXPECT_NE(run("proj/src/model.py", 1).find("proj/src/model.py:6:9: GS401"), std::string::npos);
+  // The per-file-ignores of proj/.graphsafe.yaml apply by the path.
+  EXPECT_EQ(run("proj/tests/test_model.py", 0), "");
+}
+
+TEST(CheckCommandTest, StandardInputNeedsItsFileName) {
+  auto failure = [](std::vector<std::string> paths, std::string stdin_filename) {
+    CheckCommandOptions options;
+    options.paths = std::move(paths);
+    options.stdin_filename = std::move(stdin_filename);
+    std::istringstream in("x = 1\n");
+    std::ostringstream out;
+    std::ostringstream err;
+    EXPECT_EQ(runCheckCommand(options, out, err, false, false, in), 2);
+    EXPECT_EQ(out.str(), "");
+    return err.str();
+  };
+  EXPECT_NE(failure({"-"}, "").find("reading standard input (`-`) needs --stdin-filename PATH"),
+            std::string::npos);
+  EXPECT_NE(failure({"-", "a.py"}, "x.py").find("`-` (standard input) must be the only path"),
+            std::string::npos);
+  EXPECT_NE(failure({"a.py"}, "x.py").find("give `-` as the only path"), std::string::npos);
+  EXPECT_NE(failure({"-"}, "notes.txt").find("neither a Python nor a C++ file"),
+            std::string::npos);
+}
+
+// With --force-exclude, standard input named as an excluded file is not analyzed (as Ruff).
+TEST(CheckCommandTest, ForceExcludeAppliesToTheStdinFileName) {
+  testing::TempTree tree;
+  testing::ScopedCurrentDirectory cwd(tree.root());
+  CheckCommandOptions options;
+  options.paths = {"-"};
+  options.stdin_filename = "generated/model.py";
+  options.exclude = {"generated/"};
+  options.force_exclude = true;
+  options.no_cache = true;
+  std::istringstream in(kStdinHazard);
+  std::ostringstream out;
+  std::ostringstream err;
+  EXPECT_EQ(runCheckCommand(options, out, err, false, false, in), 0) << err.str();
+  EXPECT_EQ(out.str(), "");
+  options.force_exclude = false;
+  std::istringstream again(kStdinHazard);
+  EXPECT_EQ(runCheckCommand(options, out, err, false, false, again), 1) << err.str();
 }
 
 TEST(CheckCommandTest, MissingPathIsAUsageError) {

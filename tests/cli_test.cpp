@@ -440,6 +440,208 @@ TEST_F(CliTest, NoticesNameTheirLocationOnce) {
   EXPECT_FALSE(has(run.err, "notice: b.py:")) << run.err;
 }
 
+TEST_F(CliTest, OutputFormatIsAnAliasOfFormat) {
+  tree_.write("bug.py", kBug);
+  CommandResult format = graphsafe({"check", "--no-cache", "--format", "concise"});
+  CommandResult output_format = graphsafe({"check", "--no-cache", "--output-format", "concise"});
+  CommandResult equals = graphsafe({"check", "--no-cache", "--output-format=json-lines"});
+  EXPECT_EQ(output_format.exit_code, 1) << output_format.err;
+  EXPECT_EQ(output_format.out, format.out);
+  EXPECT_TRUE(has(output_format.out, "bug.py:7:13: GS401 [error]")) << output_format.out;
+  EXPECT_TRUE(has(equals.out, "\"rule\":\"GS401\"") || has(equals.out, "\"GS401\"")) << equals.out;
+  CommandResult bad = graphsafe({"check", "--output-format", "xml"});
+  EXPECT_EQ(bad.exit_code, 2);
+}
+
+// force-color.org: FORCE_COLOR colors output that is not a terminal; no-color.org's NO_COLOR
+// wins over it; --color never wins over both.
+TEST_F(CliTest, ForceColorAndNoColor) {
+  tree_.write("bug.py", kBug);
+  const std::string escape = "\x1b[";
+  EXPECT_FALSE(has(graphsafe({"check", "--no-cache"}, "NO_COLOR= FORCE_COLOR=").out, escape));
+  CommandResult forced = graphsafe({"check", "--no-cache"}, "NO_COLOR= FORCE_COLOR=1");
+  EXPECT_EQ(forced.exit_code, 1);
+  EXPECT_TRUE(has(forced.out, escape + "")) << forced.out;
+  EXPECT_FALSE(has(graphsafe({"check", "--no-cache"}, "NO_COLOR=1 FORCE_COLOR=1").out, escape));
+  EXPECT_FALSE(
+      has(graphsafe({"check", "--no-cache", "--color", "never"}, "NO_COLOR= FORCE_COLOR=1").out,
+          escape));
+  // A report written to a file is never colored by FORCE_COLOR.
+  graphsafe({"check", "--no-cache", "-o", "report.txt"}, "NO_COLOR= FORCE_COLOR=1");
+  EXPECT_FALSE(has(tree_.read("report.txt"), escape)) << tree_.read("report.txt");
+}
+
+TEST_F(CliTest, ExtendSelectAddsToTheSelection) {
+  tree_.write("bug.py", kBug);
+  auto rules_in = [&](const std::vector<std::string>& args) {
+    std::vector<std::string> all = {"check", "--no-cache", "--format", "concise"};
+    all.insert(all.end(), args.begin(), args.end());
+    CommandResult run = graphsafe(all);
+    std::string rules;
+    if (has(run.out, "GS101")) rules += "GS101 ";
+    if (has(run.out, "GS401")) rules += "GS401 ";
+    return std::to_string(run.exit_code) + " " + rules;
+  };
+  EXPECT_EQ(rules_in({"--select", "GS4", "--extend-select", "GS101"}), "1 GS101 GS401 ");
+  EXPECT_EQ(rules_in({"--extend-select", "GS101"}), "1 GS101 GS401 ");  // every rule already
+  EXPECT_EQ(rules_in({"--select", "GS4", "--extend-select", "GS1", "--ignore", "GS101"}),
+            "1 GS401 ");  // ignore still wins
+  tree_.write(".graphsafe.yaml", "select: [GS4]\n");
+  EXPECT_EQ(rules_in({}), "1 GS401 ");
+  EXPECT_EQ(rules_in({"--extend-select=GS1"}), "1 GS101 GS401 ");
+  CommandResult bad = graphsafe({"check", "--extend-select", "GS999"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_TRUE(has(bad.err, "--extend-select: unknown rule code 'GS999'")) << bad.err;
+}
+
+TEST_F(CliTest, ShowFilesListsWhatWouldBeAnalyzed) {
+  tree_.write("b.py", kBug);
+  tree_.write("a/z.py", kClean);
+  tree_.write("a/k.cu", "__global__ void k() {}\n");
+  tree_.write("a/notes.txt", "not code\n");
+  tree_.write("vendor/v.py", kBug);
+  tree_.write(".gitignore", "ignored.py\n");
+  tree_.write("ignored.py", kBug);
+  tree_.write(".graphsafe.yaml", "exclude: [\"vendor/\"]\n");
+  CommandResult files = graphsafe({"check", "--show-files"});
+  EXPECT_EQ(files.exit_code, 0) << files.err;
+  EXPECT_EQ(files.out, "a/k.cu\na/z.py\nb.py\n");
+  EXPECT_EQ(files.err, "");  // nothing was analyzed
+  EXPECT_FALSE(std::filesystem::exists(tree_.path(".graphsafe_cache")));
+  CommandResult forced = graphsafe({"check", "--show-files", "--force-exclude", "vendor/v.py",
+                                    "b.py"});
+  EXPECT_EQ(forced.out, "b.py\n");
+  CommandResult named = graphsafe({"check", "--show-files", "vendor/v.py"});
+  EXPECT_EQ(named.out, "vendor/v.py\n");
+}
+
+TEST_F(CliTest, ShowSettingsPrintsTheResolvedConfiguration) {
+  tree_.write("src/m.py", kBug);
+  tree_.write(".graphsafe.yaml",
+              "select: [GS4, GS1]\n"
+              "ignore: [GS403]\n"
+              "exclude: [\"vendor/\"]\n"
+              "per-file-ignores:\n"
+              "  \"tests/*.py\": [GS401]\n"
+              "capture-entry-points: [\"pkg.runner.step\"]\n"
+              "cxx-timeout: 20\n");
+  CommandResult run =
+      graphsafe({"check", "--show-settings", "--extra-arg=-DUSE_CUDA_GRAPH", "src"});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  for (const char* line :
+       {"configuration: .graphsafe.yaml\n", "paths: src\n", "select: GS4, GS1\n",
+        "ignore: GS403\n", "exclude: vendor/\n", "  tests/*.py: GS401",
+        "capture-entry-points: pkg.runner.step\n", "extra-arg: -DUSE_CUDA_GRAPH\n",
+        "cxx-timeout: 20 s\n", "cxx-memory: 4096 MiB\n"}) {
+    EXPECT_TRUE(has(run.out, line)) << line << " is missing from\n" << run.out;
+  }
+  EXPECT_FALSE(has(run.out, "GS401 [error]"));  // nothing analyzed
+}
+
+TEST_F(CliTest, StandardInputWithoutAFileNameIsAUsageError) {
+  CommandResult run = graphsafe({"check", "-"});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_TRUE(has(run.err, "needs --stdin-filename PATH")) << run.err;
+  CommandResult piped = graphsafe({"check", "-", "--stdin-filename", "m.py", "--format",
+                                   "concise", "--no-cache"},
+                                  "printf 'import torch\\nwith torch.cuda.graph(g):\\n    "
+                                  "v = t.item()\\n' |");
+  EXPECT_EQ(piped.exit_code, 1) << piped.err;
+  EXPECT_TRUE(has(piped.out, "m.py:3:9: GS401")) << piped.out;
+}
+
+TEST_F(CliTest, UnusedSuppressionsAreReportedWhenAsked) {
+  tree_.write("m.py",
+              "import torch\n"
+              "\n"
+              "x = torch.ones(4, device=\"cuda\")\n"
+              "g = torch.cuda.CUDAGraph()\n"
+              "with torch.cuda.graph(g):\n"
+              "    v = x.sum().item()  # graphsafe: ignore[GS401]\n"
+              "    w = x * 2  # graphsafe: ignore[GS401]\n"
+              "    u = x + 1  # noqa: GS101, GS203\n");
+  CommandResult plain = graphsafe({"check", "--no-cache"});
+  EXPECT_EQ(plain.exit_code, 0) << plain.out;
+  CommandResult run = graphsafe({"check", "--format", "concise", "--report-unused-suppressions"});
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  EXPECT_FALSE(has(run.out, "m.py:6:")) << run.out;  // used
+  EXPECT_TRUE(has(run.out, "m.py:7:16: unused-suppression [warning] unused suppression: no "
+                           "finding of GS401"))
+      << run.out;
+  EXPECT_TRUE(has(run.out, "m.py:8:16: unused-suppression [warning] unused suppression: no "
+                           "finding of GS101"))
+      << run.out;
+  EXPECT_TRUE(has(run.out, "no finding of GS203")) << run.out;
+  // A suppression of a rule that did not run is not unused: a run with the rule may need it.
+  CommandResult selected = graphsafe(
+      {"check", "--format", "concise", "--report-unused-suppressions", "--select", "GS4"});
+  EXPECT_TRUE(has(selected.out, "m.py:7:16: unused-suppression")) << selected.out;
+  EXPECT_FALSE(has(selected.out, "GS101")) << selected.out;
+  EXPECT_FALSE(has(selected.out, "GS203")) << selected.out;
+  CommandResult ignored = graphsafe(
+      {"check", "--format", "concise", "--report-unused-suppressions", "--ignore", "GS401"});
+  EXPECT_FALSE(has(ignored.out, "m.py:7:")) << ignored.out;
+  EXPECT_TRUE(has(ignored.out, "m.py:8:16:")) << ignored.out;
+}
+
+// pre-commit splits a long list of files into several runs. With --whole-project each run
+// analyzes the whole project and reports the named files: a capture in one file that reaches
+// code in another reports it whichever run names that file.
+TEST_F(CliTest, WholeProjectGivesTheSameFindingsWhateverTheSplit) {
+  tree_.mkdir(".git");
+  tree_.write("pkg/__init__.py", "");
+  tree_.write("pkg/helper.py",
+              "import torch\n"
+              "\n"
+              "\n"
+              "def run_captured(fn):\n"
+              "    g = torch.cuda.CUDAGraph()\n"
+              "    with torch.cuda.graph(g):\n"
+              "        fn()\n"
+              "    return g\n");
+  tree_.write("pkg/caller.py",
+              "import torch\n"
+              "\n"
+              "from pkg.helper import run_captured\n"
+              "\n"
+              "x = torch.ones(4, device=\"cuda\")\n"
+              "\n"
+              "\n"
+              "def step():\n"
+              "    return x.sum().item()\n"
+              "\n"
+              "\n"
+              "run_captured(step)\n");
+  tree_.write("pkg/other.py", kBug);
+  const std::vector<std::string> files = {"pkg/__init__.py", "pkg/caller.py", "pkg/helper.py",
+                                          "pkg/other.py"};
+  auto findings = [&](std::vector<std::string> named, bool whole_project) {
+    std::vector<std::string> args = {"check", "--format", "concise", "--quiet"};
+    if (whole_project) args.push_back("--whole-project");
+    args.push_back("--");
+    args.insert(args.end(), named.begin(), named.end());
+    CommandResult run = graphsafe(args);
+    EXPECT_NE(run.exit_code, 2) << run.err;
+    return run.out;
+  };
+  const std::string all = findings(files, true);
+  EXPECT_TRUE(has(all, "pkg/caller.py:9:12: GS401")) << all;
+  EXPECT_TRUE(has(all, "pkg/other.py:7:13: GS401")) << all;
+  EXPECT_EQ(all, findings(files, false));
+  // Split in two, as pre-commit does: the same findings, in the files each run names.
+  const std::string first = findings({"pkg/__init__.py", "pkg/other.py"}, true);
+  const std::string second = findings({"pkg/caller.py", "pkg/helper.py"}, true);
+  EXPECT_EQ(second + first, all);
+  EXPECT_FALSE(has(first, "caller.py")) << first;
+  // Without it the caller named alone loses the finding its helper's capture makes.
+  EXPECT_FALSE(has(findings({"pkg/caller.py"}, false), "caller.py:9")) << "cross-file";
+  EXPECT_TRUE(has(findings({"pkg/caller.py"}, true), "pkg/caller.py:9:12: GS401"));
+  // The summary counts the named files.
+  CommandResult clean = graphsafe({"check", "--whole-project", "pkg/helper.py"});
+  EXPECT_EQ(clean.exit_code, 0) << clean.out;
+  EXPECT_TRUE(has(clean.err, "No CUDA-graph hazards found in 1 file.")) << clean.err;
+}
+
 // Every flag `graphsafe check --help` lists is in docs/usage.md's option table, and every flag
 // of the table is one `check` accepts.
 TEST_F(CliTest, UsageDocumentsEveryCheckFlag) {

@@ -3,13 +3,18 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <iterator>
 #include <limits>
+#include <set>
 #include <sstream>
 
 #include "analyzer/baseline/baseline.h"
 #include "analyzer/catalog/rule_catalog.h"
 #include "analyzer/config/apply_config.h"
 #include "analyzer/config/config.h"
+#include "analyzer/cli/progress_line.h"
+#include "analyzer/engine/file_walker.h"
+#include "analyzer/engine/ignore_rules.h"
 #include "analyzer/io/atomic_write.h"
 #include "analyzer/output/output_common.h"
 #include "analyzer/output/output_format.h"
@@ -211,6 +216,9 @@ bool toEngineOptions(const CheckCommandOptions& options, EngineOptions& engine,
   engine.selection.ignore = splitCodeLists(options.ignore);
   error = validateRuleCodes(engine.selection.select, "--select");
   if (error.empty()) error = validateRuleCodes(engine.selection.ignore, "--ignore");
+  if (error.empty()) {
+    error = validateRuleCodes(splitCodeLists(options.extend_select), "--extend-select");
+  }
   if (!error.empty()) return false;
   for (const std::string& pattern : options.exclude) {
     if (!pattern.empty()) engine.exclude.push_back(pattern);
@@ -248,27 +256,224 @@ bool toEngineOptions(const CheckCommandOptions& options, EngineOptions& engine,
   engine.cache_dir = cacheDirectory(options);
   // The JSON document carries the regions report; --show-regions prints it.
   engine.report_regions = options.show_regions || options.format == "json";
+  engine.report_unused_suppressions = options.report_unused_suppressions;
   return true;
 }
 
 bool useColor(std::string_view mode, bool is_terminal) {
   if (mode == "always") return true;
   if (mode == "never") return false;
-  const char* no_color = std::getenv("NO_COLOR");
-  return is_terminal && (no_color == nullptr || *no_color == '\0');
+  auto set = [](const char* name) {
+    const char* value = std::getenv(name);
+    return value != nullptr && *value != '\0';
+  };
+  if (set("NO_COLOR")) return false;
+  return is_terminal || set("FORCE_COLOR");
+}
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string joined(const std::vector<std::string>& items, const char* none = "(none)") {
+  if (items.empty()) return none;
+  std::string text;
+  for (const std::string& item : items) {
+    if (!text.empty()) text += ", ";
+    text += item;
+  }
+  return text;
+}
+
+// The absolute, normalized spelling of a path, for comparing paths spelled differently.
+std::string canonicalPath(const std::string& path) {
+  std::error_code ec;
+  fs::path absolute = fs::absolute(path, ec);
+  if (ec) return fs::path(path).lexically_normal().generic_string();
+  fs::path canonical = fs::weakly_canonical(absolute, ec);
+  return (ec ? absolute.lexically_normal() : canonical).generic_string();
+}
+
+// --whole-project: the named files and directories, and whether a path is one of them or under
+// one of them.
+class NamedPaths {
+ public:
+  explicit NamedPaths(const std::vector<std::string>& paths) {
+    for (const std::string& path : paths) named_.insert(canonicalPath(path));
+  }
+  bool contains(const std::string& path) const {
+    std::string canonical = canonicalPath(path);
+    if (named_.count(canonical)) return true;
+    for (std::size_t slash = canonical.rfind('/'); slash != std::string::npos && slash > 0;
+         slash = canonical.rfind('/', slash - 1)) {
+      if (named_.count(canonical.substr(0, slash))) return true;
+    }
+    return false;
+  }
+
+ private:
+  std::set<std::string> named_;
+};
+
+// Keeps the findings, notices and skipped files of the named paths.
+void keepNamed(RunResult& result, const NamedPaths& named) {
+  std::erase_if(result.diagnostics,
+                [&](const Diagnostic& d) { return !named.contains(d.path()); });
+  std::erase_if(result.notices, [&](const Notice& notice) {
+    return !notice.path.empty() && !named.contains(notice.path);
+  });
+  std::erase_if(result.skipped_files,
+                [&](const std::string& path) { return !named.contains(path); });
+}
+
+// Whether `exclude` (gitignore-style patterns relative to the current directory) excludes
+// `path`, a file that need not exist: the standard input's --stdin-filename.
+bool excludedPath(const std::string& path, const std::vector<std::string>& exclude) {
+  if (exclude.empty()) return false;
+  std::string patterns;
+  for (const std::string& pattern : exclude) patterns += pattern + "\n";
+  IgnoreRules rules = IgnoreRules::parse(patterns, ".");
+  std::error_code ec;
+  fs::path given(path);
+  if (given.is_absolute()) given = given.lexically_relative(fs::current_path(ec));
+  std::string relative = given.lexically_normal().generic_string();
+  while (relative.starts_with("./")) relative.erase(0, 2);
+  for (std::size_t slash = relative.find('/'); slash != std::string::npos;
+       slash = relative.find('/', slash + 1)) {
+    if (rules.match(relative.substr(0, slash), true) == IgnoreRules::Verdict::kIgnore) return true;
+  }
+  return rules.match(relative, false) == IgnoreRules::Verdict::kIgnore;
+}
+
+// The checks of `-` and --stdin-filename; empty when fine. `from_stdin` says whether the run
+// reads standard input.
+std::string validateStdin(const CheckCommandOptions& options, bool& from_stdin) {
+  bool dash = std::find(options.paths.begin(), options.paths.end(), "-") != options.paths.end();
+  from_stdin = dash || (options.paths.empty() && !options.stdin_filename.empty());
+  if (dash && options.paths.size() > 1) {
+    return "`-` (standard input) must be the only path";
+  }
+  if (!from_stdin && !options.stdin_filename.empty()) {
+    return "--stdin-filename names the file standard input holds; give `-` as the only path";
+  }
+  if (!from_stdin) return {};
+  if (options.stdin_filename.empty()) {
+    return "reading standard input (`-`) needs --stdin-filename PATH: the path decides the "
+           "language, the configuration and the per-file-ignores (such as --stdin-filename "
+           "src/model.py)";
+  }
+  if (!isPythonPath(options.stdin_filename) && !isCudaPath(options.stdin_filename)) {
+    return "--stdin-filename: " + options.stdin_filename +
+           " is neither a Python nor a C++ file (by its extension)";
+  }
+  if (options.whole_project) return "--whole-project reads files on disk, not standard input";
+  return {};
+}
+
+}  // namespace
+
+std::string projectRoot(const std::string& path, const std::optional<std::string>& config_path) {
+  std::error_code ec;
+  fs::path cwd = fs::current_path(ec).lexically_normal();
+  if (ec) return ".";
+  fs::path root;
+  if (config_path) {
+    root = (cwd / *config_path).lexically_normal().parent_path();
+  } else {
+    fs::path dir = (cwd / path).lexically_normal();
+    if (!fs::is_directory(dir, ec)) dir = dir.parent_path();
+    while (!dir.empty()) {
+      if (fs::exists(dir / ".git", ec)) {
+        root = dir;
+        break;
+      }
+      fs::path parent = dir.parent_path();
+      if (parent == dir) break;
+      dir = parent;
+    }
+  }
+  if (root.empty()) return ".";
+  fs::path relative = root.lexically_relative(cwd);
+  std::string spelled = relative.generic_string();
+  while (spelled.size() > 1 && spelled.ends_with("/")) spelled.pop_back();
+  if (spelled.empty() || spelled == ".") return ".";
+  // A root outside the current directory is spelled absolutely rather than as ../..
+  if (spelled.starts_with("..")) return root.generic_string();
+  return spelled;
+}
+
+void writeSettings(const EngineOptions& engine, const std::optional<std::string>& config_path,
+                   std::ostream& out) {
+  const AnalysisSettings& s = engine.settings;
+  out << "configuration: " << (config_path ? *config_path : std::string("(none)")) << "\n";
+  out << "paths: " << joined(engine.paths) << "\n";
+  out << "select: " << joined(engine.selection.select, "(every rule)") << "\n";
+  out << "ignore: " << joined(engine.selection.ignore) << "\n";
+  out << "exclude: " << joined(engine.exclude) << "\n";
+  out << "force-exclude: " << (engine.force_exclude ? "true" : "false") << "\n";
+  out << "per-file-ignores:";
+  if (engine.per_file_ignores.empty()) out << " (none)";
+  out << "\n";
+  for (const PerFileIgnore& ignore : engine.per_file_ignores) {
+    out << "  " << ignore.pattern << ": " << joined(ignore.codes);
+    if (!ignore.base.empty()) out << " (relative to " << ignore.base << ")";
+    out << "\n";
+  }
+  out << "severity:";
+  if (engine.severity_overrides.empty()) out << " (none)";
+  out << "\n";
+  for (const auto& [code, severity] : engine.severity_overrides) {
+    out << "  " << code << ": " << severityName(severity) << "\n";
+  }
+  out << "capture-entry-points: " << joined(s.capture_entry_points) << "\n";
+  out << "extra-sync-apis: " << joined(s.extra_sync_apis) << "\n";
+  out << "extra-state-apis: " << joined(s.extra_state_apis) << "\n";
+  out << "capture-flags: " << joined(s.capture_flags) << "\n";
+  std::vector<std::string> environment;
+  for (const auto& [name, value] : s.environment) environment.push_back(name + "=" + value);
+  out << "environment: " << joined(environment) << "\n";
+  out << "max-file-size: " << s.max_file_bytes << " bytes\n";
+  out << "jobs: " << (engine.jobs == 0 ? std::string("one per core") : std::to_string(engine.jobs))
+      << "\n";
+  out << "cache-dir: " << (engine.cache_dir.empty() ? std::string("(no cache)") : engine.cache_dir)
+      << "\n";
+  out << "compile-commands-dir: "
+      << (s.compile_commands_dir.empty() ? std::string("(the nearest above each file)")
+                                         : s.compile_commands_dir)
+      << "\n";
+  out << "cuda-path: " << (s.cuda_path.empty() ? std::string("(detected)") : s.cuda_path) << "\n";
+  out << "extra-arg-before: " << joined(s.extra_args_before) << "\n";
+  out << "extra-arg: " << joined(s.extra_args) << "\n";
+  out << "show-compiler-errors: " << (s.show_compiler_errors ? "true" : "false") << "\n";
+  out << "cxx-timeout: ";
+  if (s.cxx_timeout_ms == 0) {
+    out << "(no bound)\n";
+  } else {
+    out << s.cxx_timeout_ms / 1000 << " s\n";
+  }
+  out << "cxx-memory: ";
+  if (s.cxx_memory_bytes == 0) {
+    out << "(no bound)\n";
+  } else {
+    out << (s.cxx_memory_bytes >> 20) << " MiB\n";
+  }
 }
 
 int runCheckCommand(const CheckCommandOptions& options, std::ostream& out, std::ostream& err,
-                    bool out_is_terminal, bool err_is_terminal) {
+                    bool out_is_terminal, bool err_is_terminal, std::istream& in) {
   EngineOptions engine;
   std::string error;
-  if (!toEngineOptions(options, engine, error)) {
+  bool from_stdin = false;
+  error = validateStdin(options, from_stdin);
+  if (!error.empty() || !toEngineOptions(options, engine, error)) {
     err << "graphsafe: error: " << error << "\n";
     return 2;
   }
+  if (from_stdin) engine.paths = {options.stdin_filename};
   // A path the user typed that is not there is a mistake in the command, not a finding.
   for (const std::string& path : engine.paths) {
     std::error_code ec;
+    if (from_stdin) break;
     if (!std::filesystem::exists(path, ec)) {
       err << "graphsafe: error: " << path << ": no such file or directory";
       // After `--` an option is a path: the pre-commit hook's entry ends with `--`, so its
@@ -282,13 +487,62 @@ int runCheckCommand(const CheckCommandOptions& options, std::ostream& out, std::
     }
   }
 
+  std::optional<std::string> config_path;
   try {
-    std::optional<std::string> config_path =
-        options.config.empty() ? findConfigFile(engine.paths.front()) : options.config;
+    config_path = options.config.empty() ? findConfigFile(engine.paths.front()) : options.config;
     if (config_path) applyConfig(loadConfigFile(*config_path), engine);
   } catch (const ConfigError& config_error) {
     err << "graphsafe: error: " << config_error.what() << "\n";
     return 2;
+  }
+  // --extend-select adds to a selection; without one every rule runs already.
+  if (!engine.selection.select.empty()) {
+    for (const std::string& code : splitCodeLists(options.extend_select)) {
+      if (std::find(engine.selection.select.begin(), engine.selection.select.end(), code) ==
+          engine.selection.select.end()) {
+        engine.selection.select.push_back(code);
+      }
+    }
+  }
+
+  // --whole-project: the project's files are analyzed (the same set, hence the same cache
+  // entry, whichever of its files are named), the named ones reported.
+  std::optional<NamedPaths> named;
+  std::vector<std::string> named_files;
+  if (options.whole_project) {
+    named.emplace(engine.paths);
+    std::vector<Notice> ignored;
+    named_files = collectFiles(engine.paths, engine.exclude, ignored, engine.force_exclude);
+    std::vector<std::string> project = {projectRoot(engine.paths.front(), config_path)};
+    std::vector<std::string> walked =
+        collectFiles(project, engine.exclude, ignored, engine.force_exclude);
+    std::set<std::string> in_walk;
+    for (const std::string& path : walked) in_walk.insert(canonicalPath(path));
+    // A named file the project's walk skips (a .gitignore'd file named without
+    // --force-exclude) is analyzed as named.
+    for (const std::string& file : named_files) {
+      if (!in_walk.count(canonicalPath(file))) project.push_back(file);
+    }
+    engine.paths = std::move(project);
+  }
+
+  if (options.show_settings) {
+    writeSettings(engine, config_path, out);
+    return 0;
+  }
+  if (options.show_files) {
+    std::vector<Notice> notices;
+    std::vector<std::string> files;
+    if (from_stdin) {
+      if (!(engine.force_exclude && excludedPath(options.stdin_filename, engine.exclude))) {
+        files.push_back(options.stdin_filename);
+      }
+    } else {
+      files = collectFiles(engine.paths, engine.exclude, notices, engine.force_exclude);
+    }
+    writeNotices(notices, err, useColor(options.color, err_is_terminal));
+    for (const std::string& file : files) out << file << "\n";
+    return 0;
   }
 
   std::optional<Baseline> baseline;
@@ -311,7 +565,31 @@ int runCheckCommand(const CheckCommandOptions& options, std::ostream& out, std::
     }
   }
 
-  RunResult result = runAnalysis(engine);
+  RunResult result;
+  if (from_stdin) {
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    // Ruff's --force-exclude for standard input: an excluded path is not analyzed.
+    if (!(engine.force_exclude && excludedPath(options.stdin_filename, engine.exclude))) {
+      result = analyzeSources(
+          {std::make_shared<const SourceFile>(options.stdin_filename, std::move(text))}, engine);
+    }
+  } else {
+    RunProgress progress;
+    std::optional<ProgressLine> progress_line;
+    if (options.progress && err_is_terminal && !options.quiet) {
+      engine.progress = &progress;
+      progress_line.emplace(err, progress);
+    }
+    result = runAnalysis(engine);
+    if (progress_line) progress_line->stop();
+  }
+  if (named) {
+    keepNamed(result, *named);
+    // The summary counts the files reported on, not the project's.
+    std::size_t reported = named_files.size();
+    result.files_analyzed =
+        reported > result.skipped_files.size() ? reported - result.skipped_files.size() : 0;
+  }
   if (!options.shard.empty()) keepShard(result, *parseShard(options.shard));
   // C++ files the selected rules should have checked were not: the run cannot pass.
   const bool skipped_fails = !result.skipped_files.empty() && selectsCxxRules(engine.selection);
@@ -344,7 +622,9 @@ int runCheckCommand(const CheckCommandOptions& options, std::ostream& out, std::
   OutputFormat format = *parseOutputFormat(options.format);
   bool to_file = !options.output.empty();
   OutputOptions output_options;
-  output_options.color = useColor(options.color, to_file ? false : out_is_terminal);
+  // FORCE_COLOR is for terminals that do not say they are one (CI logs), not for a file.
+  output_options.color =
+      to_file ? options.color == "always" : useColor(options.color, out_is_terminal);
   output_options.quiet = options.quiet;
   output_options.status_color = useColor(options.color, err_is_terminal);
   std::ostringstream buffer;

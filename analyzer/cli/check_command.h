@@ -5,6 +5,7 @@
 // ends (the LSP server, tests) reuse the same option handling.
 
 #include <cstddef>
+#include <iostream>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -22,6 +23,9 @@ struct CheckCommandOptions {
   std::string output;               // file to write (atomically); empty = stdout
   std::vector<std::string> select;  // rule IDs or prefixes; entries may be comma lists
   std::vector<std::string> ignore;
+  // --extend-select: added to the selection of --select or the configuration (as Ruff's); the
+  // ignores still win. Without a select anywhere every rule runs already.
+  std::vector<std::string> extend_select;
   std::vector<std::string> exclude;  // gitignore-style patterns
   // --force-exclude: `exclude` applies to paths named on the command line too (pre-commit names
   // every staged file), as Ruff's --force-exclude.
@@ -55,6 +59,24 @@ struct CheckCommandOptions {
   bool show_compiler_errors = false;
   std::vector<std::string> extra_args;
   std::vector<std::string> extra_args_before;
+  // --show-files: print the files that would be analyzed, sorted, and exit 0.
+  bool show_files = false;
+  // --show-settings: print the resolved settings (configuration file, selection, ...), exit 0.
+  bool show_settings = false;
+  // --stdin-filename PATH: with the path `-`, standard input is analyzed as the file PATH (its
+  // language, configuration, exclude and per-file-ignores are PATH's). Required with `-`.
+  std::string stdin_filename;
+  // --report-unused-suppressions: each code of a suppression comment that suppressed nothing
+  // (while a rule it names ran) is a warning `unused-suppression` (Ruff's RUF100).
+  bool report_unused_suppressions = false;
+  // --whole-project: analyze the whole project the named files belong to (the directory of the
+  // configuration file, else the repository root holding .git, else the current directory) and
+  // report only the findings in the named files: pre-commit's split file lists then give the
+  // findings of one run.
+  bool whole_project = false;
+  // A progress line on stderr ("graphsafe: analyzed 1200/2584 files") when stderr is a
+  // terminal, the run takes over a second, and --quiet is not given.
+  bool progress = true;
 };
 
 struct Shard {
@@ -86,8 +108,19 @@ std::optional<std::size_t> parseByteSize(std::string_view text);
 // (a usage error: exit code 2) when an option is invalid.
 bool toEngineOptions(const CheckCommandOptions& options, EngineOptions& engine, std::string& error);
 
-// --color: auto means on a terminal, unless NO_COLOR is set to a non-empty value.
+// --color: auto means on a terminal, or anywhere when FORCE_COLOR is set to a non-empty value
+// (force-color.org), never when NO_COLOR is (no-color.org; it wins over FORCE_COLOR).
+// always and never win over both.
 bool useColor(std::string_view mode, bool is_terminal);
+
+// The project root --whole-project analyzes for `path`: the directory of `config_path` when
+// there is one, else the nearest directory above `path` holding .git, else the current
+// directory. Spelled relative to the current directory ("." for it).
+std::string projectRoot(const std::string& path, const std::optional<std::string>& config_path);
+
+// --show-settings: the resolved settings, one `key: value` line each.
+void writeSettings(const EngineOptions& engine, const std::optional<std::string>& config_path,
+                   std::ostream& out);
 
 // Whether any implemented rule the selection enables checks C++ code: when one does, a C++ file
 // left unanalyzed (the C++ frontend missing) fails the run.
@@ -97,7 +130,8 @@ bool selectsCxxRules(const RuleSelection& selection);
 // code: 0 no findings (or --exit-zero), 1 findings, 2 usage or internal error (printed to
 // `err` as "graphsafe: error: ..."), or C++ files that could not be analyzed while C++ rules
 // are selected (whatever --exit-zero says).
+// `in` is read for the path `-` (--stdin-filename).
 int runCheckCommand(const CheckCommandOptions& options, std::ostream& out, std::ostream& err,
-                    bool out_is_terminal, bool err_is_terminal);
+                    bool out_is_terminal, bool err_is_terminal, std::istream& in = std::cin);
 
 }  // namespace graphsafe

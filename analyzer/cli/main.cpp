@@ -37,9 +37,9 @@ void addCheckOptions(CLI::App& check, CheckCommandOptions& options) {
                    "Files or directories to analyze (default: .); after `--`, every argument is a "
                    "path, even one that starts with -");
   check
-      .add_option("--format", options.format,
+      .add_option("--format,--output-format", options.format,
                   "Output format: text, concise, json, sarif, github, gitlab, junit, lintrunner "
-                  "or json-lines (default: text)")
+                  "or json-lines (default: text); --output-format is Ruff's spelling")
       ->check(CLI::IsMember({"text", "concise", "json", "sarif", "github", "gitlab", "junit",
                              "lintrunner", "json-lines"}));
   check.add_option("-o,--output", options.output,
@@ -47,6 +47,12 @@ void addCheckOptions(CLI::App& check, CheckCommandOptions& options) {
   check
       .add_option("--select", options.select,
                   "Only these rules: IDs or prefixes, comma-separated (GS4 = the family)")
+      ->delimiter(',')
+      ->allow_extra_args(false);
+  check
+      .add_option("--extend-select", options.extend_select,
+                  "Add these rules to the selection of --select or the configuration; "
+                  "comma-separated")
       ->delimiter(',')
       ->allow_extra_args(false);
   check
@@ -105,6 +111,20 @@ void addCheckOptions(CLI::App& check, CheckCommandOptions& options) {
       ->allow_extra_args(false);
   check.add_flag("--show-compiler-errors", options.show_compiler_errors,
                  "C++: list the compiler's errors about the analyzed files as notices");
+  check.add_flag("--show-files", options.show_files,
+                 "Print the files that would be analyzed, one per line, sorted, and exit 0");
+  check.add_flag("--show-settings", options.show_settings,
+                 "Print the resolved settings (configuration file, rules, exclude, C++ options) "
+                 "and exit 0");
+  check.add_option("--stdin-filename", options.stdin_filename,
+                   "With the path -, analyze standard input as the file PATH (its language, "
+                   "configuration and per-file-ignores)");
+  check.add_flag("--report-unused-suppressions", options.report_unused_suppressions,
+                 "Report suppression comments (or their codes) that suppressed no finding, as "
+                 "warnings `unused-suppression`");
+  check.add_flag("--whole-project", options.whole_project,
+                 "Analyze the whole project the named files belong to and report only the "
+                 "findings in them (for pre-commit, which splits long file lists)");
   check.add_option("--shard", options.shard,
                    "Report only shard I of N (I/N, by path hash); the analysis still sees the "
                    "whole tree. Merge the shards' SARIF with `graphsafe merge`");

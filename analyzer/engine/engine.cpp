@@ -152,6 +152,7 @@ class LazyLowering {
 
   std::unique_ptr<ProgramModel> run(std::vector<Notice>& notices) {
     std::vector<std::size_t> batch;
+    if (options_.progress != nullptr) options_.progress->total = sources_.size();
     for (std::size_t i = 0; i < sources_.size(); ++i) {
       const Frontend* frontend = frontends_.forPath(sources_[i]->path());
       frontend_of_[i] = frontend;
@@ -163,7 +164,9 @@ class LazyLowering {
         batch.push_back(i);
       }
     }
-    lower(batch);
+    // Files that are not lowered now are done (an import may lower one later: not counted).
+    if (options_.progress != nullptr) options_.progress->done += sources_.size() - batch.size();
+    lower(batch, /*count=*/true);
     nameModules();
     lowerImported(batch);
     markHeadersOfExtensionUnits(models_);
@@ -190,10 +193,12 @@ class LazyLowering {
   }
 
  private:
-  void lower(const std::vector<std::size_t>& batch) {
+  void lower(const std::vector<std::size_t>& batch, bool count = false) {
+    RunProgress* progress = count ? options_.progress : nullptr;
     parallelFor(batch.size(), options_.jobs, [&](std::size_t k) {
       std::size_t i = batch[k];
       models_[i] = frontend_of_[i]->analyze(sources_[i], options_.settings);
+      if (progress != nullptr) ++progress->done;
     });
     for (std::size_t i : batch) lowered_[i] = true;
   }
@@ -304,6 +309,45 @@ void sortNotices(std::vector<Notice>& notices) {
   });
 }
 
+// Whether a rule that `code` names ("" = any rule) ran: a suppression of rules that did not run
+// may be needed by a run that has them.
+bool codeCouldFire(std::string_view code, const std::vector<EnabledCheck>& enabled) {
+  if (code.empty()) {  // a comment for every rule: only a run of every rule can tell
+    std::size_t implemented = 0;
+    for (const RuleInfo& rule : RuleCatalog::instance().rules()) implemented += rule.implemented;
+    return enabled.size() >= implemented;
+  }
+  return std::any_of(enabled.begin(), enabled.end(),
+                     [&](const EnabledCheck& check) { return check.rule->id.starts_with(code); });
+}
+
+// One warning per code of a suppression comment that suppressed nothing, at the comment.
+void reportUnused(const FileModel& file, const Suppressions& suppressions,
+                  const std::vector<EnabledCheck>& enabled, std::vector<Diagnostic>& out) {
+  const SourceFile& source = *file.source;
+  auto could_fire = [&](std::string_view code) { return codeCouldFire(code, enabled); };
+  for (const Suppressions::Unused& unused : suppressions.unused(could_fire)) {
+    Diagnostic diagnostic;
+    diagnostic.rule_id = kUnusedSuppressionId;
+    diagnostic.rule_name = kUnusedSuppressionId;
+    diagnostic.severity = Severity::kWarning;
+    diagnostic.file = file.source;
+    std::string_view line = source.line(unused.line);
+    std::uint32_t begin = source.offsetAt({unused.line, unused.column});
+    std::size_t length = line.size() > unused.column ? line.size() - unused.column : 0;
+    diagnostic.range = source.rangeOf(begin, begin + static_cast<std::uint32_t>(length));
+    if (unused.code.empty()) {
+      diagnostic.message = "unused suppression: this comment suppresses no finding";
+      diagnostic.help = "remove the comment";
+    } else {
+      diagnostic.message =
+          "unused suppression: no finding of " + unused.code + " is suppressed by this comment";
+      diagnostic.help = "remove " + unused.code + " from the comment (or the comment)";
+    }
+    out.push_back(std::move(diagnostic));
+  }
+}
+
 // What the run did with each of its files (in the order of `sources`), for the result cache.
 struct LoweringRecord {
   std::vector<bool> lowered;
@@ -378,12 +422,18 @@ RunResult analyzeAll(const std::vector<SourceFilePtr>& sources, const EngineOpti
   std::erase_if(result.diagnostics, [&](const Diagnostic& d) {
     auto it = suppressions.find(d.path());
     bool hidden =
-        (it != suppressions.end() && it->second.suppresses(d.rule_id, d.range.start.line)) ||
+        (it != suppressions.end() && it->second.suppressAndMark(d.rule_id, d.range.start.line)) ||
         per_file_ignores.ignores(d.path(), d.rule_id);
     result.suppressed += hidden ? 1 : 0;
     return hidden;
   });
   applySeverityOverrides(options.severity_overrides, result.diagnostics);
+  if (options.report_unused_suppressions) {
+    for (const FileModel& file : files) {
+      auto it = suppressions.find(file.source->path());
+      if (it != suppressions.end()) reportUnused(file, it->second, enabled, result.diagnostics);
+    }
+  }
 
   std::sort(result.diagnostics.begin(), result.diagnostics.end(), diagnosticLess);
   sortNotices(notices);
@@ -445,7 +495,8 @@ RunResult runAnalysis(const EngineOptions& options) {
       collectFiles(roots, options.exclude, walker_notices, options.force_exclude);
 
   std::optional<ResultCache> cache;
-  if (!options.cache_dir.empty()) {
+  // The cache's key does not say whether unused suppressions were reported.
+  if (!options.cache_dir.empty() && !options.report_unused_suppressions) {
     cache.emplace(options.cache_dir, runCacheKey(options));
     std::unique_ptr<Frontend> python = makePythonFrontend();
     auto still_irrelevant = [&](const SourceFile& file) {

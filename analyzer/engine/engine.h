@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <map>
 #include <memory>
@@ -31,6 +32,17 @@ struct PerFileIgnore {
   friend bool operator==(const PerFileIgnore&, const PerFileIgnore&) = default;
 };
 
+// How far a run is, for a progress line: `total` files, `done` of them through the frontends.
+// Written by the run's threads, read by whoever shows it.
+struct RunProgress {
+  std::atomic<std::size_t> done{0};
+  std::atomic<std::size_t> total{0};
+};
+
+// The rule ID of the findings that report a suppression comment suppressing nothing (Ruff's
+// RUF100); not a catalog rule: it is reported only when asked for.
+inline constexpr const char* kUnusedSuppressionId = "unused-suppression";
+
 struct EngineOptions {
   std::vector<std::string> paths;      // files or directories; default "."
   unsigned jobs = 0;                   // 0 = one per core
@@ -46,6 +58,12 @@ struct EngineOptions {
   std::string cache_dir;
   // Fill RunResult::regions (--show-regions, the JSON output).
   bool report_regions = false;
+  // Report each code of a suppression comment that suppressed no finding, as a warning of
+  // kUnusedSuppressionId, when a rule it names ran (--report-unused-suppressions). Such a run
+  // neither reads nor writes the result cache.
+  bool report_unused_suppressions = false;
+  // Counted as the run goes, when set (the CLI's progress line).
+  RunProgress* progress = nullptr;
 };
 
 // A call under capture that the analysis could not follow, and why.
