@@ -3,7 +3,8 @@
 # repository, offline (language: system, the built binary on PATH). A commit adding a hazard
 # must be blocked with graphsafe's message; a clean commit must pass; a staged file the
 # configuration excludes must pass; a staged file named `--output=victim.py` must be analyzed
-# and victim.py left alone. Exits 77 (skipped) only when pre-commit or git is not installed.
+# and victim.py left alone; a staged caller must see its committed helpers; the hook's entry
+# must give the same findings when its list of files is split in two. Exits 77 (skipped) only when pre-commit or git is not installed.
 set -euo pipefail
 binary=${1:?usage: pre_commit_hook.sh GRAPHSAFE_BINARY SOURCE_DIR}
 source_dir=${2:?usage: pre_commit_hook.sh GRAPHSAFE_BINARY SOURCE_DIR}
@@ -113,4 +114,60 @@ grep -q -- "--output=victim.py:6:9: error\[GS401\]" "$work/option.log" || { cat 
 [[ $(cat victim.py) == "keep = 1" ]] || fail "victim.py was overwritten"
 git diff --quiet -- victim.py || fail "victim.py was changed"
 
-echo "ok: the hazard was blocked with graphsafe's message; the clean commit passed; an excluded file passed; a file named like an option was analyzed and victim.py left alone"
+# A staged caller sees its committed helpers: the helper's capture runs the caller's function,
+# so the finding is in the caller although its own lines hold no capture.
+git rm -q --cached -- "--output=victim.py"
+rm -- "--output=victim.py"
+mkdir -p pkg
+: >pkg/__init__.py
+cat >pkg/helper.py <<'PY'
+import torch
+
+
+def run_captured(fn):
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        fn()
+    return g
+PY
+git add pkg/__init__.py pkg/helper.py
+git commit -q -m helper >"$work/helper.log" 2>&1 || { cat "$work/helper.log"; fail "the helper alone was blocked"; }
+cat >pkg/caller.py <<'PY'
+import torch
+
+from pkg.helper import run_captured
+
+x = torch.ones(4, device="cuda")
+
+
+def step():
+    return x.sum().item()
+
+
+run_captured(step)
+PY
+git add pkg/caller.py
+if git commit -q -m caller >"$work/caller.log" 2>&1; then
+  cat "$work/caller.log"
+  fail "a staged caller did not see its committed helper's capture"
+fi
+grep -q "pkg/caller.py:9:12: error\[GS401\]" "$work/caller.log" || { cat "$work/caller.log"; fail "the caller's finding is missing"; }
+
+# pre-commit splits a long list of files into several runs of the entry: split in two, the
+# entry reports what one run over all the files reports.
+entry=$(sed -n 's/^ *entry: //p' "$source_dir/.pre-commit-hooks.yaml")
+cat >pkg/other.py <<'PY'
+import torch
+
+x = torch.ones(4, device="cuda")
+g = torch.cuda.CUDAGraph()
+with torch.cuda.graph(g):
+    y = x.sum().item()
+PY
+one=$($entry pkg/__init__.py pkg/caller.py pkg/helper.py pkg/other.py 2>/dev/null | grep 'error\[' || true)
+first=$($entry pkg/__init__.py pkg/other.py 2>/dev/null | grep 'error\[' || true)
+second=$($entry pkg/caller.py pkg/helper.py 2>/dev/null | grep 'error\[' || true)
+[[ $(printf '%s\n' "$one" | grep -c 'error\[') == 2 ]] || fail "one run found: $one"
+[[ $(printf '%s\n%s\n' "$second" "$first") == "$(printf '%s\n' "$one")" ]] || fail "split runs found: $first / $second; one run: $one"
+
+echo "ok: the hazard was blocked with graphsafe's message; the clean commit passed; an excluded file passed; a file named like an option was analyzed and victim.py left alone; a staged caller saw its committed helper; a split list gave the findings of one run"
