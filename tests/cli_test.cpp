@@ -584,6 +584,35 @@ TEST_F(CliTest, UnusedSuppressionsAreReportedWhenAsked) {
   EXPECT_TRUE(has(ignored.out, "m.py:8:16:")) << ignored.out;
 }
 
+// C++ blocks between NOLINTBEGIN(GS...) and NOLINTEND(GS...) are suppressed; an unmatched one
+// is a notice naming its line.
+TEST_F(CliTest, NolintBeginEndInCxx) {
+  tree_.write("k.cu",
+              "#include <cuda_runtime.h>\n"
+              "__global__ void k(float* x) {}\n"
+              "void run(cudaStream_t s, float* x) {\n"
+              "  cudaGraph_t g;\n"
+              "  cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);\n"
+              "  // NOLINTBEGIN(GS301)\n"
+              "  k<<<1, 1>>>(x);\n"
+              "  k<<<1, 1>>>(x);\n"
+              "  // NOLINTEND(GS301)\n"
+              "  k<<<1, 1>>>(x);\n"
+              "  // NOLINTEND(GS401)\n"
+              "  cudaStreamEndCapture(s, &g);\n"
+              "}\n");
+  CommandResult run = graphsafe({"check", "--no-cache", "--cuda-path", "none", "--format",
+                                 "concise", "--report-unused-suppressions", "k.cu"});
+  if (has(run.err, "not analyzed")) GTEST_SKIP() << "no C++ frontend in this build";
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  EXPECT_FALSE(has(run.out, "k.cu:7:")) << run.out;
+  EXPECT_FALSE(has(run.out, "k.cu:8:")) << run.out;
+  EXPECT_TRUE(has(run.out, "k.cu:10:3: GS301")) << run.out;
+  EXPECT_FALSE(has(run.out, "unused-suppression")) << run.out;  // the block was used
+  EXPECT_TRUE(has(run.out, "(2 suppressed)")) << run.out;
+  EXPECT_TRUE(has(run.err, "k.cu:11: notice: unmatched NOLINTEND comment")) << run.err;
+}
+
 // pre-commit splits a long list of files into several runs. With --whole-project each run
 // analyzes the whole project and reports the named files: a capture in one file that reaches
 // code in another reports it whichever run names that file.
