@@ -253,13 +253,32 @@ TEST(FileWalkerTest, SymlinkLoopsEndWithANotice) {
   EXPECT_TRUE(hasNotice(notices, "pkg/sub/up", "symbolic link loop"));
 }
 
-TEST(FileWalkerTest, FollowsLinksToDirectoriesOutsideTheRoot) {
+TEST(FileWalkerTest, FollowsLinksToDirectoriesElsewhereInTheRepositoryOnly) {
   TempTree tree;
+  tree.mkdir(".git");
   tree.write("shared/lib.py", "");
   tree.mkdir("project");
   fs::create_directory_symlink("../shared", tree.root() / "project" / "shared");
   ScopedCurrentDirectory cwd(tree.root());
   EXPECT_EQ(collect({"project"}), Files{"project/shared/lib.py"});
+
+  // Out of the repository (`ln -s /proc proc`, another checkout): a notice, nothing read.
+  TempTree elsewhere;
+  elsewhere.write("other.py", "");
+  fs::create_directory_symlink(elsewhere.root(), tree.root() / "project" / "other");
+  fs::create_directory_symlink("/proc", tree.root() / "project" / "proc");
+  std::vector<Notice> notices;
+  EXPECT_EQ(collectFiles({"project"}, {}, notices), Files{"project/shared/lib.py"});
+  EXPECT_TRUE(hasNotice(notices, "project/proc", "symbolic link to /proc, outside the project"));
+  EXPECT_TRUE(hasNotice(notices, "project/other", "outside the project"));
+  // Named, it is analyzed.
+  EXPECT_EQ(collect({"project/other"}), Files{"project/other/other.py"});
+
+  // Outside a repository, the walked directory is the project.
+  fs::remove(tree.root() / ".git");
+  notices.clear();
+  EXPECT_EQ(collectFiles({"project"}, {}, notices), Files{});
+  EXPECT_TRUE(hasNotice(notices, "project/shared", "outside the project"));
 }
 
 TEST(FileWalkerTest, MissingPathsAndBrokenLinksAreNotices) {

@@ -86,6 +86,73 @@ TEST(IgnoreRulesTest, TrailingSpacesAndCarriageReturns) {
   EXPECT_EQ(verdict("a.py\\ \n", "a.py "), Verdict::kIgnore);
 }
 
+TEST(IgnoreRulesTest, LiteralAndWildcardPatternsKeepFileOrder) {
+  // Literal patterns are looked up, wildcard ones tried: the last match still decides.
+  const char* rules =
+      "gen.py\n"
+      "*.py\n"
+      "!keep.py\n"
+      "/top/exact.py\n"
+      "!/top/*.py\n"
+      "out/\n"
+      "!out\n"
+      "logs/\n";
+  EXPECT_EQ(verdict(rules, "a/gen.py"), Verdict::kIgnore);
+  EXPECT_EQ(verdict(rules, "keep.py"), Verdict::kInclude);
+  EXPECT_EQ(verdict(rules, "deep/keep.py"), Verdict::kInclude);
+  EXPECT_EQ(verdict(rules, "top/exact.py"), Verdict::kInclude);  // the wildcard after it wins
+  EXPECT_EQ(verdict(rules, "top/sub/exact.py"), Verdict::kIgnore);
+  EXPECT_EQ(verdict(rules, "out", true), Verdict::kInclude);
+  EXPECT_EQ(verdict(rules, "logs", true), Verdict::kIgnore);
+  EXPECT_EQ(verdict(rules, "logs", false), Verdict::kNone);  // a file named like the directory
+  EXPECT_EQ(verdict("/top/exact.py\n", "top/exact.py"), Verdict::kIgnore);
+  EXPECT_EQ(verdict("/top/exact.py\n", "x/top/exact.py"), Verdict::kNone);
+  EXPECT_EQ(verdict("a/b\n!a/b\na/b\n", "a/b"), Verdict::kIgnore);
+  EXPECT_EQ(verdict("a/b\n!a/b\n", "a//b"), Verdict::kInclude);
+  // Patterns found through the literal text they require.
+  EXPECT_EQ(verdict("*.gen12\n", "a/x.gen12"), Verdict::kIgnore);
+  EXPECT_EQ(verdict("*.gen12\n", "a/x.gen123"), Verdict::kNone);
+  EXPECT_EQ(verdict("gen_1_*\n", "gen_1_x.py"), Verdict::kIgnore);
+  EXPECT_EQ(verdict("*gen_[0-9]x\n", "my_gen_7x"), Verdict::kIgnore);
+  EXPECT_EQ(verdict("*gen_[!0-9]x\n", "my_gen_7x"), Verdict::kNone);
+  EXPECT_EQ(verdict("a\\*b*\n", "a*bc"), Verdict::kIgnore);
+  EXPECT_EQ(verdict("x[]y]z*\n", "x]zq"), Verdict::kIgnore);
+  EXPECT_EQ(verdict("x[ab\n", "x[ab"), Verdict::kIgnore);
+  EXPECT_EQ(verdict("src/**/gen_*.py\n", "src/a/b/gen_1.py"), Verdict::kIgnore);
+  EXPECT_EQ(verdict("*.py\n!gen_*\n", "gen_1.py"), Verdict::kInclude);
+  EXPECT_EQ(verdict("!gen_*\n*.py\n", "gen_1.py"), Verdict::kIgnore);
+  IgnoreRules outside = IgnoreRules::parse("/top/exact.py\nexact.py\n", "/base");
+  EXPECT_EQ(outside.match("exact.py", false, /*basename_only=*/true), Verdict::kIgnore);
+}
+
+TEST(IgnoreRulesTest, ManyWildcardPatternsMatchLikeOne) {
+  std::string text;
+  for (int i = 0; i < 50000; ++i) text += "*gen_" + std::to_string(i) + "_[0-9]\n";
+  for (int i = 0; i < 50000; ++i) text += "*.tmp" + std::to_string(i) + "\n";
+  IgnoreRules rules = IgnoreRules::parse(text, "/base");
+  EXPECT_EQ(rules.match("a/my_gen_41_7", false), Verdict::kIgnore);
+  EXPECT_EQ(rules.match("a/my_gen_41_x", false), Verdict::kNone);
+  EXPECT_EQ(rules.match("x.tmp49999", false), Verdict::kIgnore);
+  EXPECT_EQ(rules.match("x.tmp50000", false), Verdict::kNone);
+  for (int i = 0; i < 10000; ++i) {
+    EXPECT_EQ(rules.match("pkg/m" + std::to_string(i) + ".py", false), Verdict::kNone);
+  }
+}
+
+TEST(IgnoreRulesTest, ManyLiteralPatternsMatchLikeOne) {
+  std::string text;
+  for (int i = 0; i < 200000; ++i) text += "generated/file_" + std::to_string(i) + ".py\n";
+  text += "!generated/file_7.py\n";
+  IgnoreRules rules = IgnoreRules::parse(text, "/base");
+  for (int i = 0; i < 10000; ++i) {
+    const std::string path = "generated/file_" + std::to_string(i * 17) + ".py";
+    ASSERT_EQ(rules.match(path, false), i * 17 == 7 ? Verdict::kInclude : Verdict::kIgnore)
+        << path;
+  }
+  EXPECT_EQ(rules.match("generated/file_7.py", false), Verdict::kInclude);
+  EXPECT_EQ(rules.match("other/file_1.py", false), Verdict::kNone);
+}
+
 TEST(IgnoreRulesTest, BasenameOnlySkipsAnchoredPatterns) {
   IgnoreRules rules = IgnoreRules::parse("/a.py\nb.py\n", "/base");
   EXPECT_EQ(rules.match("a.py", false, /*basename_only=*/true), Verdict::kNone);

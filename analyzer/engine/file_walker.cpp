@@ -123,6 +123,17 @@ using RuleStack = std::vector<std::shared_ptr<const IgnoreRules>>;
 // The .gitignore files above a walked root, up to its repository's top (the directory holding
 // .git), outermost first, after the repository's .git/info/exclude. Outside a repository git
 // reads no parent .gitignore, and neither do we.
+// The repository a walk's root lies in (the nearest directory holding .git, the root itself
+// included), or "" when it lies in none.
+std::string repositoryOf(const std::string& root_absolute) {
+  fs::path dir = fs::path(root_absolute);
+  while (true) {
+    if (pathExists(dir / ".git")) return dir.generic_string();
+    if (!dir.has_relative_path()) return {};
+    dir = dir.parent_path();
+  }
+}
+
 RuleStack parentIgnoreRules(const std::string& root_absolute) {
   std::vector<std::string> chain;  // root's parents, innermost first
   fs::path dir = fs::path(root_absolute);
@@ -212,6 +223,12 @@ class Walker {
     visited_.insert(first.id);
     std::error_code ec;
     root_canonical_ = fs::canonical(root, ec).generic_string();
+    // Links are followed only to directories inside this: the repository, or the root itself
+    // outside one. A link to /proc or to another checkout is not part of the project.
+    const std::string repository = repositoryOf(first.absolute);
+    bound_canonical_ =
+        repository.empty() ? root_canonical_ : fs::canonical(repository, ec).generic_string();
+    if (ec) bound_canonical_ = root_canonical_;
     frames_.push_back(std::move(first));
     std::vector<std::size_t> pending = {0};
     // An explicit stack: the depth of the tree never becomes the depth of our call stack.
@@ -253,14 +270,16 @@ class Walker {
     return excludes_.match(relative, is_dir) == IgnoreRules::Verdict::kIgnore;
   }
 
-  enum class LinkKind { kLoop, kInsideRoot, kOutside };
+  enum class LinkKind { kLoop, kInsideRoot, kInsideRepository, kOutside };
 
   // A symbolic link to a directory: a loop when it points at a directory we are inside of;
-  // redundant when it points inside the walked root; followed otherwise.
-  LinkKind classifyLink(std::size_t index, const std::string& link, const DirectoryId& id) const {
+  // redundant when it points inside the walked root; followed when it points elsewhere in the
+  // repository; not followed out of it.
+  LinkKind classifyLink(std::size_t index, const std::string& link, const DirectoryId& id,
+                        std::string& target) const {
     if (isAncestor(index, id)) return LinkKind::kLoop;
     std::error_code ec;
-    std::string target = fs::canonical(link, ec).generic_string();
+    target = fs::canonical(link, ec).generic_string();
     if (ec || root_canonical_.empty()) return LinkKind::kOutside;
     auto inside = [](const std::string& path, const std::string& dir) {
       return path == dir ||
@@ -268,6 +287,7 @@ class Walker {
     };
     if (inside(root_canonical_, target)) return LinkKind::kLoop;  // the root's own ancestor
     if (inside(target, root_canonical_)) return LinkKind::kInsideRoot;
+    if (inside(target, bound_canonical_)) return LinkKind::kInsideRepository;
     return LinkKind::kOutside;
   }
 
@@ -333,14 +353,20 @@ class Walker {
         DirectoryId id;
         if (!directoryId(child, id)) continue;
         if (fs::is_symlink(link)) {
-          switch (classifyLink(index, child, id)) {
+          std::string points_at;
+          switch (classifyLink(index, child, id, points_at)) {
             case LinkKind::kLoop:
               notices_.push_back({child, -1, "skipped: symbolic link loop"});
               continue;
             case LinkKind::kInsideRoot:
               continue;  // walked under its own name
-            case LinkKind::kOutside:
+            case LinkKind::kInsideRepository:
               break;
+            case LinkKind::kOutside:
+              notices_.push_back({child, -1,
+                                  "skipped: symbolic link to " + points_at +
+                                      ", outside the project (name that directory to analyze it)"});
+              continue;
           }
         }
         if (!visited_.insert(id).second) continue;  // another path to a directory walked
@@ -364,6 +390,7 @@ class Walker {
   std::vector<Frame> frames_;
   std::set<DirectoryId> visited_;
   std::string root_canonical_;
+  std::string bound_canonical_;
 };
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "analyzer/engine/ignore_rules.h"
 
+#include <algorithm>
+
 namespace graphsafe {
 
 namespace {
@@ -177,8 +179,83 @@ IgnoreRules IgnoreRules::parse(std::string_view text, std::string base) {
     }
     if (!pattern.anchored) pattern.segments.insert(pattern.segments.begin(), "**");
     rules.patterns_.push_back(std::move(pattern));
+    rules.index(static_cast<std::uint32_t>(rules.patterns_.size() - 1));
   }
   return rules;
+}
+
+namespace {
+
+bool literal(std::string_view segment) {
+  return segment.find_first_of("*?[\\") == std::string_view::npos;
+}
+
+std::string joined(const std::vector<std::string>& segments, std::size_t from) {
+  std::string path;
+  for (std::size_t i = from; i < segments.size(); ++i) {
+    if (i > from) path += '/';
+    path += segments[i];
+  }
+  return path;
+}
+
+// The longest run of characters a name must contain to match a glob segment: the text between
+// its wildcards (`*`, `?`, a `[...]` class), escapes resolved.
+std::string longestLiteralRun(std::string_view segment) {
+  std::string best;
+  std::string run;
+  auto cut = [&] {
+    if (run.size() > best.size()) best = run;
+    run.clear();
+  };
+  for (std::size_t i = 0; i < segment.size(); ++i) {
+    const char c = segment[i];
+    if (c == '\\' && i + 1 < segment.size()) {
+      run += segment[++i];
+    } else if (c == '*' || c == '?') {
+      cut();
+    } else if (c == '[') {
+      // A class ends at the first `]` after its first character (after `!` or `^`, which
+      // negate it); unterminated, `[` is literal.
+      std::size_t first = i + 1;
+      if (first < segment.size() && (segment[first] == '!' || segment[first] == '^')) ++first;
+      std::size_t close = segment.find(']', first + 1);
+      if (close == std::string_view::npos) {
+        run += c;
+      } else {
+        cut();
+        i = close;
+      }
+    } else {
+      run += c;
+    }
+  }
+  cut();
+  return best;
+}
+
+}  // namespace
+
+void IgnoreRules::index(std::uint32_t at) {
+  const Pattern& pattern = patterns_[at];
+  const auto& segments = pattern.segments;
+  const std::string& last = segments.back();
+  const bool all_literal = std::all_of(segments.begin(), segments.end(), [](const std::string& s) {
+    return s != "**" && literal(s);
+  });
+  if (pattern.anchored && all_literal) {
+    by_path_[joined(segments, 0)].push_back(at);
+  } else if (last != "**" && literal(last)) {
+    by_name_[last].push_back(at);
+  } else if (std::string run = longestLiteralRun(last); !run.empty()) {
+    auto length = std::lower_bound(literal_lengths_.begin(), literal_lengths_.end(), run.size());
+    if (length == literal_lengths_.end() || *length != run.size()) {
+      literal_lengths_.insert(length, run.size());
+    }
+    by_literal_[std::move(run)].push_back(at);
+  } else {
+    wildcards_.push_back(at);
+  }
 }
 
 IgnoreRules::Verdict IgnoreRules::match(std::string_view relative, bool is_dir,
@@ -186,14 +263,50 @@ IgnoreRules::Verdict IgnoreRules::match(std::string_view relative, bool is_dir,
   if (patterns_.empty()) return Verdict::kNone;
   std::vector<std::string_view> path = splitPath(relative);
   if (path.empty()) return Verdict::kNone;
-  for (auto it = patterns_.rbegin(); it != patterns_.rend(); ++it) {
-    if (it->dir_only && !is_dir) continue;
-    if (basename_only && it->anchored) continue;
-    if (matchSegments(it->segments, path)) {
-      return it->negated ? Verdict::kInclude : Verdict::kIgnore;
+  auto applies = [&](const Pattern& pattern) {
+    return !(pattern.dir_only && !is_dir) && !(basename_only && pattern.anchored);
+  };
+  // The last pattern of an index list (file order) that applies and matches, or -1; only
+  // patterns after the best one so far can change the verdict.
+  std::int64_t best = -1;
+  auto consider = [&](const Index& index, const std::string& key, bool exact) {
+    auto found = index.find(key);
+    if (found == index.end()) return;
+    const std::vector<std::uint32_t>& indexes = found->second;
+    for (auto it = indexes.rbegin(); it != indexes.rend() && *it > best; ++it) {
+      const Pattern& pattern = patterns_[*it];
+      if (applies(pattern) && (exact || matchSegments(pattern.segments, path))) {
+        best = *it;
+        return;
+      }
+    }
+  };
+  const std::string name(path.back());
+  if (!basename_only) {
+    std::string whole;
+    for (std::size_t i = 0; i < path.size(); ++i) {
+      if (i > 0) whole += '/';
+      whole += path[i];
+    }
+    consider(by_path_, whole, /*exact=*/true);
+  }
+  consider(by_name_, name, /*exact=*/false);
+  // Every substring of the name as long as some key: a few hundred lookups at most.
+  for (std::size_t length : literal_lengths_) {
+    if (length > name.size()) break;
+    for (std::size_t start = 0; start + length <= name.size(); ++start) {
+      consider(by_literal_, name.substr(start, length), /*exact=*/false);
     }
   }
-  return Verdict::kNone;
+  for (auto it = wildcards_.rbegin(); it != wildcards_.rend() && *it > best; ++it) {
+    const Pattern& pattern = patterns_[*it];
+    if (applies(pattern) && matchSegments(pattern.segments, path)) {
+      best = *it;
+      break;
+    }
+  }
+  if (best < 0) return Verdict::kNone;
+  return patterns_[static_cast<std::size_t>(best)].negated ? Verdict::kInclude : Verdict::kIgnore;
 }
 
 }  // namespace graphsafe

@@ -1,7 +1,9 @@
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace graphsafe {
@@ -32,8 +34,20 @@ class IgnoreRules {
     bool dir_only = false;
     bool anchored = false;
   };
+  // A long generated .gitignore is not tried pattern by pattern: patterns are found through
+  // what a path must contain to match them, and only those are tried. Each list holds pattern
+  // indexes in file order, since the last pattern that matches decides.
+  using Index = std::unordered_map<std::string, std::vector<std::uint32_t>>;
+  void index(std::uint32_t at);
   std::string base_;
   std::vector<Pattern> patterns_;
+  Index by_path_;       // no wildcard at all, anchored: the whole relative path
+  Index by_name_;       // the last segment has no wildcard (`gen.py`, `**/x/gen.py`): that name
+  // The last segment has wildcards and literal text (`*.gen12`, `gen_12_*`, `*x[0-9]`): its
+  // longest literal run, which every name it matches contains.
+  Index by_literal_;
+  std::vector<std::size_t> literal_lengths_;  // of by_literal_'s keys, sorted, distinct
+  std::vector<std::uint32_t> wildcards_;      // everything else (`*`, `[a-z]*`)
 };
 
 // One path segment against one glob segment: `*`, `?`, `[...]`, `\` escapes; never crosses '/'.
