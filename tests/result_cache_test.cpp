@@ -219,6 +219,15 @@ TEST_F(ResultCacheTest, ADifferentConfigurationIsAnotherEntry) {
   only.selection.select = {"GS101"};
   EXPECT_EQ(findings(runAnalysis(only)), (std::vector<std::string>{"GS101 main.py:9"}));
   EXPECT_EQ(findings(runAnalysis(options())), findings(all));
+  // Reporting unused suppressions is another entry too, and is cached like any run.
+  tree_.write("main.py", std::string(kRegion) + "z = 1  # graphsafe: ignore[GS101]\n");
+  EngineOptions unused = options();
+  unused.report_unused_suppressions = true;
+  const auto with_unused = findings(runAnalysis(unused));
+  EXPECT_EQ(with_unused.size(), findings(all).size() + 1);
+  EXPECT_EQ(findings(runAnalysis(options())).size(), findings(all).size());
+  EXPECT_EQ(ResultCache(unused.cache_dir, runCacheKey(unused)).entryPath() == entryPath(), false);
+  EXPECT_EQ(findings(runAnalysis(unused)), with_unused);
 }
 
 TEST_F(ResultCacheTest, CorruptTruncatedAndForeignEntriesAreIgnored) {

@@ -495,8 +495,7 @@ RunResult runAnalysis(const EngineOptions& options) {
       collectFiles(roots, options.exclude, walker_notices, options.force_exclude);
 
   std::optional<ResultCache> cache;
-  // The cache's key does not say whether unused suppressions were reported.
-  if (!options.cache_dir.empty() && !options.report_unused_suppressions) {
+  if (!options.cache_dir.empty()) {
     cache.emplace(options.cache_dir, runCacheKey(options));
     std::unique_ptr<Frontend> python = makePythonFrontend();
     auto still_irrelevant = [&](const SourceFile& file) {

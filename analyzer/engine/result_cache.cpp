@@ -448,6 +448,8 @@ std::string runCacheKey(const EngineOptions& options) {
   for (const std::string& code : options.selection.ignore) key << "ignore " << code << "\n";
   for (const std::string& pattern : options.exclude) key << "exclude " << pattern << "\n";
   if (options.report_regions) key << "regions\n";
+  if (options.report_unused_suppressions) key << "unused-suppressions\n";
+  if (options.force_exclude) key << "force-exclude\n";
   for (const PerFileIgnore& ignore : options.per_file_ignores) {
     key << "per-file-ignore " << ignore.base << " " << ignore.pattern;
     for (const std::string& code : ignore.codes) key << " " << code;
