@@ -24,6 +24,16 @@ bool isWaitOnly(std::string_view api) {
 
 bool FunctionLowering::returnsCaptureQuery(FunctionId function) const {
   if (function >= file_.index.functions.size()) return false;
+  if (auto known = file_.returns_capture_query.find(function);
+      known != file_.returns_capture_query.end()) {
+    return known->second;
+  }
+  const bool returns = bodyReturnsCaptureQuery(function);
+  file_.returns_capture_query.emplace(function, returns);
+  return returns;
+}
+
+bool FunctionLowering::bodyReturnsCaptureQuery(FunctionId function) const {
   const FunctionDecl& callee = file_.index.functions[function];
   if (callee.is_lambda || isNull(callee.node)) return false;
   // def capturing(): return torch.cuda.is_current_stream_capturing(), also as

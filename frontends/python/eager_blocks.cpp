@@ -109,9 +109,15 @@ bool FunctionLowering::testsNotOnDevice(TSNode condition) const {
 
 bool FunctionLowering::raisesUnderCapture(FunctionId function) const {
   if (function >= file_.index.functions.size()) return false;
+  if (auto known = file_.raises_under_capture.find(function);
+      known != file_.raises_under_capture.end()) {
+    return known->second;
+  }
   const FunctionDecl& callee = file_.index.functions[function];
-  if (callee.is_lambda || isNull(callee.node)) return false;
-  return rejectsCapture(field(callee.node, g_.f_body), function, 0);
+  const bool raises = !callee.is_lambda && !isNull(callee.node) &&
+                      rejectsCapture(field(callee.node, g_.f_body), function, 0);
+  file_.raises_under_capture.emplace(function, raises);
+  return raises;
 }
 
 bool FunctionLowering::rejectsCapture(TSNode block, FunctionId function, int depth) const {

@@ -51,6 +51,11 @@ class FileLowering {
   // a factory given no device is then not known to allocate host memory.
   bool default_device_may_change = false;
 
+  // Facts about one function's own body that each call of it asks again (a helper called from
+  // every other function): found once per function, not once per call.
+  std::unordered_map<FunctionId, bool> raises_under_capture;
+  std::unordered_map<FunctionId, bool> returns_capture_query;
+
   // Final bindings of each function, for closures and module globals.
   std::vector<Bindings> final_bindings;
 

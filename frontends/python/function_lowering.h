@@ -172,7 +172,8 @@ class FunctionLowering {
   bool isExtraSyncFunction(std::string_view qualified) const;
   bool isUnshadowedBuiltin(TSNode function, std::string_view name) const;
   // ---- branches on "is the stream capturing?" (capture_queries.cpp) ----
-  bool returnsCaptureQuery(FunctionId function) const;
+  bool returnsCaptureQuery(FunctionId function) const;  // memoized in file_
+  bool bodyReturnsCaptureQuery(FunctionId function) const;
   // ---- code that runs only when not capturing (eager_blocks.cpp) ----
   // 1: the condition holds whenever a capture is under way; -1: it never does; 0: not known.
   int captureSense(TSNode condition, std::size_t first_event, int depth) const;
