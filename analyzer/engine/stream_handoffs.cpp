@@ -5,6 +5,8 @@
 #include <string>
 #include <unordered_map>
 
+#include "analyzer/model/stream_wording.h"
+
 namespace graphsafe {
 
 namespace {
@@ -113,10 +115,9 @@ class Handoffs {
         event.flags = models_[file].extension_code ? kFlagExtensionCode : kFlagNone;
         const std::string where =
             models_[use->file].source->path() + ":" + std::to_string(use->at.start.line + 1);
-        event.text = handoff.escape + " through its `" + handoff.param_name + "` parameter (" +
-                     (use->handed_on ? "which it hands on to `" + use->api + "` at " + where
-                                     : "`" + use->api + "` at " + where + " runs on it") +
-                     ")";
+        event.text = streamThroughParameter(
+            handoff.escape, handoff.param_name,
+            use->handed_on ? streamHandedOnTo(use->api, where) : streamRunsOnIt(use->api, where));
         added.emplace_back(handoff.call, std::move(event));
         break;
       }

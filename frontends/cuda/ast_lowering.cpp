@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/model/stream_wording.h"
 #include "frontends/cuda/cuda_api_table.h"
 
 namespace graphsafe::cuda {
@@ -1053,8 +1054,8 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
       if (const auto* launch = dyn_cast<clang::CUDAKernelCallExpr>(statement)) {
         const auto* config = dyn_cast_or_null<clang::CallExpr>(launch->getConfig());
         if (config != nullptr && config->getNumArgs() >= 4 && isParam(config->getArg(3))) {
-          return "`" + calleeOfExpr(launch->getCallee()).name + "` at " +
-                 whereIs(launch->getBeginLoc()) + " runs on it";
+          return streamRunsOnIt(calleeOfExpr(launch->getCallee()).name,
+                                whereIs(launch->getBeginLoc()));
         }
         continue;
       }
@@ -1065,8 +1066,7 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
           api != nullptr && !isUserFunction(callee.decl)) {
         if (api->stream_arg >= 0 && static_cast<unsigned>(api->stream_arg) < call->getNumArgs() &&
             isParam(call->getArg(static_cast<unsigned>(api->stream_arg)))) {
-          return "`" + std::string(baseApiName(callee.name)) + "` at " +
-                 whereIs(call->getBeginLoc()) + " runs on it";
+          return streamRunsOnIt(baseApiName(callee.name), whereIs(call->getBeginLoc()));
         }
         continue;
       }
@@ -1075,8 +1075,7 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
       for (unsigned j = 0; j + skip < call->getNumArgs(); ++j) {
         if (!isParam(call->getArg(j + skip))) continue;
         if (!workOnParameter(callee.decl->getDefinition(), j, depth + 1).empty()) {
-          return "which it hands on to `" + callee.qualified + "` at " +
-                 whereIs(call->getBeginLoc());
+          return streamHandedOnTo(callee.qualified, whereIs(call->getBeginLoc()));
         }
       }
     }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analyzer/model/entry_points.h"
+#include "analyzer/model/stream_wording.h"
 #include "frontends/cuda/split_captures.h"
 
 namespace graphsafe::cuda {
@@ -369,9 +370,7 @@ class FunctionLowering {
       std::string escape =
           stream.defaulted ? describeLeftOut(stream, argument.param_name) : describeDefault(stream);
       if (escape.empty()) continue;
-      pushStreamUse(call,
-                    escape + " through its `" + argument.param_name + "` parameter (" +
-                        argument.reaches + ")",
+      pushStreamUse(call, streamThroughParameter(escape, argument.param_name, argument.reaches),
                     span);
     }
   }
