@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "analyzer/baseline/baseline.h"
+#include "analyzer/cli/fix_application.h"
 #include "analyzer/catalog/rule_catalog.h"
 #include "analyzer/config/apply_config.h"
 #include "analyzer/config/config.h"
@@ -367,6 +368,9 @@ std::string validateStdin(const CheckCommandOptions& options, bool& from_stdin) 
            " is neither a Python nor a C++ file (by its extension)";
   }
   if (options.whole_project) return "--whole-project reads files on disk, not standard input";
+  if (options.fix && !options.diff) {
+    return "--fix writes files, and standard input is none: --diff shows the fixes instead";
+  }
   return {};
 }
 
@@ -618,6 +622,27 @@ int runCheckCommand(const CheckCommandOptions& options, std::ostream& out, std::
   }
   // Findings the baseline holds count as suppressed.
   if (baseline) result.suppressed += baseline->filter(result, options.baseline);
+
+  if (options.diff) {
+    std::size_t changed = 0;
+    for (const FileFix& file : collectFixes(result)) {
+      out << unifiedDiff(file.file->path(), file.file->text(), file.edits);
+      changed += file.diagnostics.size();
+    }
+    out.flush();
+    if (!options.quiet) {
+      err << "graphsafe: " << plural(changed, "fix", "fixes") << " would be applied\n";
+    }
+    return changed == 0 || options.exit_zero ? 0 : 1;
+  }
+  if (options.fix) {
+    std::size_t files = 0;
+    const std::size_t fixed = writeFixes(result, err, files);
+    if (fixed > 0 && !options.quiet) {
+      err << "graphsafe: fixed " << plural(fixed, "finding", "findings") << " in "
+          << plural(files, "file", "files") << "\n";
+    }
+  }
 
   OutputFormat format = *parseOutputFormat(options.format);
   bool to_file = !options.output.empty();

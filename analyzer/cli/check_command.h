@@ -32,6 +32,8 @@ struct CheckCommandOptions {
   bool force_exclude = false;
   unsigned jobs = 0;                 // 0 = one per core
   bool exit_zero = false;
+  bool fix = false;   // --fix: write the findings' fixes
+  bool diff = false;  // --diff: print them as a unified diff, write nothing
   bool statistics = false;
   bool show_regions = false;   // --show-regions: the regions report after the findings
   std::string color = "auto";  // auto | always | never

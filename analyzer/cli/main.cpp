@@ -78,6 +78,12 @@ void addCheckOptions(CLI::App& check, CheckCommandOptions& options) {
   check.add_option("--write-baseline", options.write_baseline,
                    "Record every current finding in FILE and exit 0");
   check.add_flag("--exit-zero", options.exit_zero, "Exit 0 even when there are findings");
+  check.add_flag("--fix", options.fix,
+                 "Apply the fixes findings carry (only those that cannot change what the code "
+                 "means) to the files, and report the findings left");
+  check.add_flag("--diff", options.diff,
+                 "Print the fixes as a unified diff instead of applying them (exit 1 when there "
+                 "is one)");
   check.add_flag("--statistics", options.statistics, "Print the number of findings per rule");
   check.add_flag("--show-regions", options.show_regions,
                  "List every capture site, the functions its captured work reaches, and each "
