@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -21,8 +22,24 @@ constexpr const char* kEntryPoint = "graphsafe_create_cuda_frontend";
 
 using CreateFrontend = Frontend* (*)(std::uint64_t abi);
 
+// Where an installed module lies, relative to the directory of the installed binary: `cmake
+// --install` and the graphsafe-cuda Debian package put the binary in PREFIX/bin and the module
+// in PREFIX/lib/graphsafe (the install rules in CMakeLists.txt use the same path), and the wheel's
+// optional module lands there too (scripts/build_wheel.py).
+constexpr const char* kInstalledModuleDir = "../lib/graphsafe";
+
+// Whether `path` is `directory` or lies under it (both canonical).
+bool isWithin(const fs::path& path, const fs::path& directory) {
+  return std::mismatch(directory.begin(), directory.end(), path.begin(), path.end()).first ==
+         directory.end();
+}
+
 // Where to look, in order: $GRAPHSAFE_CUDA_FRONTEND (the module, or its directory), next to the
-// running executable, then where this build tree put it.
+// running executable (the build tree, or both copied together), PREFIX/lib/graphsafe for a binary
+// installed in PREFIX/bin, then where this build tree put it. The build tree's path is compiled
+// in, so it is used only by a binary that runs from inside that build tree (the test binaries in
+// its subdirectories): an installed or copied binary never picks up a module from the tree it
+// was built in, which may be of another version by then, or gone.
 std::vector<std::string> candidates() {
   std::vector<std::string> paths;
   if (const char* forced = std::getenv("GRAPHSAFE_CUDA_FRONTEND"); forced && *forced) {
@@ -32,9 +49,20 @@ std::vector<std::string> candidates() {
   }
   std::error_code error;
   fs::path self = fs::read_symlink("/proc/self/exe", error);
-  if (!error) paths.push_back((self.parent_path() / kModuleName).string());
+  if (error) return paths;
+  fs::path directory = self.parent_path();
+  paths.push_back((directory / kModuleName).string());
+  paths.push_back((directory / kInstalledModuleDir / kModuleName).lexically_normal().string());
 #ifdef GRAPHSAFE_CUDA_MODULE_BUILD_PATH
-  paths.emplace_back(GRAPHSAFE_CUDA_MODULE_BUILD_PATH);
+  fs::path built(GRAPHSAFE_CUDA_MODULE_BUILD_PATH);
+  std::error_code tree_error;
+  std::error_code running_error;
+  fs::path tree = fs::weakly_canonical(built.parent_path(), tree_error);
+  fs::path running = fs::weakly_canonical(directory, running_error);
+  if (!tree_error && !running_error && isWithin(running, tree) &&
+      built != directory / kModuleName) {
+    paths.push_back(built.string());
+  }
 #endif
   return paths;
 }
@@ -74,7 +102,8 @@ LoadedModule load() {
                  " (the C++ frontend) was not found next to the graphsafe binary or in "
                  "GRAPHSAFE_CUDA_FRONTEND (looked for " +
                  (tried.empty() ? std::string("it nowhere") : tried) +
-                 "); install it with graphsafe, or configure with -DGRAPHSAFE_CUDA_FRONTEND=ON";
+                 "); install it with graphsafe (PREFIX/lib/graphsafe/ for PREFIX/bin/graphsafe, or the "
+                 "graphsafe-cuda package), or configure with -DGRAPHSAFE_CUDA_FRONTEND=ON";
   return module;
 }
 
