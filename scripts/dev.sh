@@ -4,6 +4,7 @@
 #   scripts/dev.sh test        build (warnings are errors) and run the whole test suite
 #   scripts/dev.sh sanitize    the same under AddressSanitizer + UBSan, in build-sanitize/
 #   scripts/dev.sh build       build only
+#   scripts/dev.sh package     the Debian packages and the wheel, in build/dist/, then installed and run
 #   scripts/dev.sh docs        regenerate docs/rules/ from the catalog
 set -euo pipefail
 
@@ -41,6 +42,13 @@ case "${1:-}" in
     ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:detect_stack_use_after_return=1:strict_string_checks=1}" \
       UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}" \
       ctest --output-on-failure -j "$jobs"
+    ;;
+  package)
+    # Packages the build as it is (no second build), then runs the installed binary from a
+    # scratch prefix, the extracted packages and a scratch virtualenv (docs/install.md).
+    build
+    bash "$root/scripts/package.sh" "$build" "$build/dist"
+    bash "$root/tests/e2e/install.sh" "$build" "$root" "$build/dist"
     ;;
   build)
     shift

@@ -11,6 +11,7 @@ packages=(
   clang-19 libclang-19-dev libclang-cpp19-dev llvm-19-dev   # the CUDA C++ frontend
   libclang-rt-19-dev                  # libFuzzer and the sanitizer runtimes for fuzz/ (clang-19)
   neovim pre-commit flake8            # real clients in tests; the benchmark's reference linter
+  python3 python3-venv                # scripts/build_wheel.py; the wheel's install test (a virtualenv)
 )
 
 missing=()

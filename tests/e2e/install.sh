@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# End-to-end: graphsafe installed without building (docs/install.md), run from outside the build
+# tree on a copy of examples/ and on a CUDA C++ fixture, three ways:
+#   1. `cmake --install BUILD_DIR --prefix` into a scratch prefix;
+#   2. the Debian packages graphsafe and graphsafe-cuda, extracted with `dpkg-deb -x`;
+#   3. the wheel, pip-installed offline (--no-index) into a scratch virtualenv, the C++ frontend
+#      added through GRAPHSAFE_CUDA_FRONTEND (the module from the graphsafe-cuda package).
+# Each must print what the build tree's binary prints. A binary copied without its module must
+# not find the build tree's module, and must say where it looked.
+#   tests/e2e/install.sh BUILD_DIR SOURCE_DIR [DIST_DIR]
+# DIST_DIR holds what scripts/package.sh wrote; without it the packages are made in a scratch
+# directory. Builds nothing.
+set -euo pipefail
+build=$(cd "${1:?usage: install.sh BUILD_DIR SOURCE_DIR [DIST_DIR]}" && pwd)
+source_dir=$(cd "${2:?usage: install.sh BUILD_DIR SOURCE_DIR [DIST_DIR]}" && pwd)
+dist=${3:-}
+python=${PYTHON:-python3}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+unset GRAPHSAFE_CUDA_FRONTEND
+cuda_fixture=$source_dir/fixtures/cuda/gs401_host_sync_bad.cu
+
+fail() {
+  echo "FAIL: $*"
+  exit 1
+}
+
+if [ -z "$dist" ]; then
+  dist=$work/dist
+  bash "$source_dir/scripts/package.sh" "$build" "$dist" >/dev/null
+fi
+deb=$(ls "$dist"/graphsafe_*.deb)
+deb_cuda=$(ls "$dist"/graphsafe-cuda_*.deb)
+wheel=$(ls "$dist"/graphsafe-*.whl)
+
+# The project to analyze: a copy, so that no path leads back into the source or build tree.
+mkdir -p "$work/project"
+cp -r "$source_dir/examples" "$work/project/examples"
+cp "$cuda_fixture" "$work/project/kernel.cu"
+cd "$work/project"
+
+# What the build tree's binary says (exit 1: findings); each installed binary must say the same.
+run() {  # run NAME BINARY ARGS...: stdout to $work/NAME.out, stderr to $work/NAME.err
+  local name=$1
+  shift
+  local code=0
+  "$@" >"$work/$name.out" 2>"$work/$name.err" || code=$?
+  echo "$code" >"$work/$name.code"
+}
+expect_same() {  # expect_same NAME REFERENCE
+  [ "$(cat "$work/$1.code")" = "$(cat "$work/$2.code")" ] ||
+    fail "$1: exit $(cat "$work/$1.code"), the build tree's binary $(cat "$work/$2.code"): $(cat "$work/$1.err")"
+  diff -u "$work/$2.out" "$work/$1.out" >&2 || fail "$1: output differs from the build tree's binary"
+}
+run ref-py "$build/graphsafe" check --no-cache examples/
+run ref-cu "$build/graphsafe" check --no-cache kernel.cu
+[ "$(cat "$work/ref-py.code")" = 1 ] && grep -q 'error\[GS' "$work/ref-py.out" ||
+  fail "the build tree's binary finds nothing in examples/: $(cat "$work/ref-py.err")"
+[ "$(cat "$work/ref-cu.code")" = 1 ] && grep -q 'error\[GS401\]' "$work/ref-cu.out" ||
+  fail "the build tree's binary finds nothing in kernel.cu: $(cat "$work/ref-cu.err")"
+
+# 1. cmake --install into a scratch prefix.
+prefix=$work/prefix
+cmake --install "$build" --prefix "$prefix" --strip >/dev/null
+[ -x "$prefix/bin/graphsafe" ] || fail "cmake --install put no bin/graphsafe in the prefix"
+[ -f "$prefix/lib/graphsafe/libgraphsafe_cuda.so" ] ||
+  fail "cmake --install put no lib/graphsafe/libgraphsafe_cuda.so in the prefix"
+run prefix-py "$prefix/bin/graphsafe" check --no-cache examples/
+expect_same prefix-py ref-py
+run prefix-cu "$prefix/bin/graphsafe" check --no-cache kernel.cu
+expect_same prefix-cu ref-cu
+
+# The binary alone, away from its module: the build tree's module must not be used.
+mkdir -p "$work/alone"
+cp "$prefix/bin/graphsafe" "$work/alone/graphsafe"
+run alone-cu "$work/alone/graphsafe" check --no-cache kernel.cu
+[ "$(cat "$work/alone-cu.code")" = 2 ] ||
+  fail "a binary without its module: exit $(cat "$work/alone-cu.code"), not 2: $(cat "$work/alone-cu.err")"
+grep -q "looked for $work/alone/libgraphsafe_cuda.so" "$work/alone-cu.err" ||
+  fail "a binary without its module does not say where it looked: $(cat "$work/alone-cu.err")"
+if grep -q "$build" "$work/alone-cu.err"; then
+  fail "a binary outside the build tree looked into it: $(cat "$work/alone-cu.err")"
+fi
+
+# 2. The Debian packages, extracted. Their control fields: the versions match, the module's
+# package depends on the binary's of the same version and on Clang 19.
+version=$(dpkg-deb -f "$deb" Version)
+[ "$(dpkg-deb -f "$deb_cuda" Version)" = "$version" ] || fail "the two packages' versions differ"
+dpkg-deb -f "$deb_cuda" Depends | grep -q "graphsafe (= $version)" ||
+  fail "graphsafe-cuda does not depend on graphsafe (= $version): $(dpkg-deb -f "$deb_cuda" Depends)"
+dpkg-deb -f "$deb_cuda" Depends | grep -q "libclang-cpp19" ||
+  fail "graphsafe-cuda does not depend on libclang-cpp19"
+if dpkg-deb -c "$deb" | grep -q libgraphsafe_cuda; then fail "the graphsafe package holds the module"; fi
+root=$work/deb
+dpkg-deb -x "$deb" "$root"
+run deb-py-only "$root/usr/bin/graphsafe" check --no-cache examples/
+expect_same deb-py-only ref-py
+dpkg-deb -x "$deb_cuda" "$root"
+run deb-py "$root/usr/bin/graphsafe" check --no-cache examples/
+expect_same deb-py ref-py
+run deb-cu "$root/usr/bin/graphsafe" check --no-cache kernel.cu
+expect_same deb-cu ref-cu
+
+# 3. The wheel in a scratch virtualenv, offline.
+"$python" -m venv "$work/venv" ||
+  fail "$python -m venv failed (Debian: the python3-venv package, scripts/setup.sh)"
+"$work/venv/bin/pip" install --quiet --no-index --disable-pip-version-check "$wheel" >/dev/null
+[ -x "$work/venv/bin/graphsafe" ] || fail "the wheel installed no bin/graphsafe"
+run venv-py "$work/venv/bin/graphsafe" check --no-cache examples/
+expect_same venv-py ref-py
+run venv-cu env GRAPHSAFE_CUDA_FRONTEND="$root/usr/lib/graphsafe" \
+  "$work/venv/bin/graphsafe" check --no-cache kernel.cu
+expect_same venv-cu ref-cu
+
+echo "install: cmake --install, the Debian packages ($version) and the wheel analyze examples/ and kernel.cu as the build tree does"
