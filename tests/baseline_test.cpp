@@ -159,5 +159,49 @@ TEST(BaselineTest, CommandLine) {
   EXPECT_EQ(run(tree.path(), "check src --baseline missing.json"), 2);
 }
 
+// A file name is bytes: `caf\xe9.py` (Latin-1) is not UTF-8, so JSON cannot hold it as a string.
+// It is kept exactly in "path_bytes" and matched again; UTF-8 names and older baselines, which
+// have no "path_bytes", read as before.
+TEST(BaselineTest, AFileNameThatIsNotUtf8IsKeptExactly) {
+  TempTree tree;
+  auto latin1 = std::make_shared<const SourceFile>(tree.path("caf\xe9.py"), "y = x.item()\n");
+  auto utf8 = std::make_shared<const SourceFile>(tree.path("caf\xc3\xa9.py"), "y = x.item()\n");
+  RunResult result;
+  result.diagnostics = {finding(latin1, "GS401", "x.item()"), finding(utf8, "GS401", "x.item()")};
+  std::string path = tree.path("baseline.json");
+  std::string error;
+  ASSERT_TRUE(Baseline::fromResult(result, path).write(path, error)) << error;
+  std::string text = tree.read("baseline.json");
+  EXPECT_NE(text.find("\"path_bytes\": \"636166e92e7079\""), std::string::npos) << text;
+  EXPECT_EQ(text.find("path_bytes\": \"636166c3a92e7079"), std::string::npos) << text;
+
+  std::optional<Baseline> loaded = Baseline::load(path, error);
+  ASSERT_TRUE(loaded) << error;
+  ASSERT_EQ(loaded->entries().size(), 2u);
+  EXPECT_EQ(loaded->entries(), Baseline::fromResult(result, path).entries());
+  RunResult again = result;
+  EXPECT_EQ(loaded->filter(again, path), 2u);
+  EXPECT_TRUE(again.diagnostics.empty());
+
+  // Not hex: not a baseline (rather than an entry that matches nothing).
+  tree.write("odd.json", R"({"version": 1, "findings": [{"rule": "GS401", "path": "x",)"
+                         R"( "fingerprint": "0", "path_bytes": "zz"}]})");
+  EXPECT_FALSE(Baseline::load(tree.path("odd.json"), error));
+  EXPECT_NE(error.find("path_bytes"), std::string::npos) << error;
+}
+
+TEST(BaselineTest, CommandLineWithAFileNameThatIsNotUtf8) {
+  TempTree tree;
+  tree.write("caf\xe9.py",
+             "import torch\n"
+             "g = torch.cuda.CUDAGraph()\n"
+             "with torch.cuda.graph(g):\n"
+             "    y = x.sum().item()\n");
+  EXPECT_EQ(run(tree.path(), "check --no-cache ."), 1);
+  EXPECT_EQ(run(tree.path(), "check . --write-baseline graphsafe-baseline.json"), 0);
+  EXPECT_EQ(run(tree.path(), "check . --baseline graphsafe-baseline.json"), 0);
+  EXPECT_EQ(run(tree.path(), "check --no-cache . --baseline graphsafe-baseline.json"), 0);
+}
+
 }  // namespace
 }  // namespace graphsafe

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -330,6 +331,40 @@ TEST_F(ResultCacheTest, ATemporaryLeftByAKilledRunIsRemoved) {
   pruneResultCache(cache_dir(), 1u << 20);
   EXPECT_FALSE(fs::exists(stale));
   EXPECT_TRUE(fs::exists(live));
+}
+
+// A file name is bytes: one that is not UTF-8 (Latin-1 `caf\xe9.py`, a directory `d\xff` given
+// as the path) is stored exactly, so the entry is used again and names the same file.
+TEST_F(ResultCacheTest, NamesThatAreNotUtf8RoundTripAndHit) {
+  const std::string latin1 = "caf\xe9.py";
+  tree_.write(latin1, "import torch\nfrom helpers import scale\n\ndef run(x):\n"
+                      "    with torch.cuda.graph(torch.cuda.CUDAGraph()):\n"
+                      "        y = scale(x)\n        z = x.item()\n");
+  RunResult cold = runAnalysis(options());
+  std::vector<std::string> expected = findings(cold);
+  ASSERT_NE(std::find(expected.begin(), expected.end(), "GS401 " + latin1 + ":7"), expected.end())
+      << ::testing::PrintToString(expected);
+  EXPECT_TRUE(entryValid());
+  std::string entry = tree_.read(fs::relative(entryPath(), tree_.root()).string());
+  EXPECT_EQ(entry.find("\xef\xbf\xbd"), std::string::npos);  // no U+FFFD: nothing replaced
+  RunResult warm = runAnalysis(options());
+  EXPECT_EQ(findings(warm), expected);
+  bool named = false;
+  for (const Diagnostic& d : warm.diagnostics) {
+    named = named || d.path() == (tree_.root() / latin1).string();
+  }
+  EXPECT_TRUE(named);
+
+  // A path given that is not UTF-8 enters the key, which must read back as it was written.
+  const std::string directory = "d\xff";
+  tree_.write(directory + "/a.py", "def add(a, b):\n    return a + b\n");
+  EngineOptions engine = options();
+  engine.paths = {(tree_.root() / directory).string()};
+  runAnalysis(engine);
+  ResultCache cache(engine.cache_dir, runCacheKey(engine));
+  std::vector<Notice> ignored;
+  std::vector<std::string> paths = collectFiles(engine.paths, engine.exclude, ignored);
+  EXPECT_TRUE(cache.load(paths, engine.settings, [](const SourceFile&) { return false; }));
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include "analyzer/io/atomic_write.h"
 #include "analyzer/io/bounded_read.h"
+#include "analyzer/io/json_bytes.h"
 #include "analyzer/output/output_common.h"
 
 namespace graphsafe {
@@ -115,6 +116,12 @@ std::optional<Baseline> Baseline::load(const std::string& path, std::string& err
       }
       *field = it->get<std::string>();
     }
+    if (auto bytes = item.find("path_bytes"); bytes != item.end()) {
+      std::optional<std::string> exact =
+          bytes->is_string() ? bytesFromHex(bytes->get<std::string>()) : std::nullopt;
+      if (!exact) return bad(where + " has a \"path_bytes\" that is not hex");
+      entry.path = std::move(*exact);
+    }
     if (auto line = item.find("line"); line != item.end() && line->is_number_unsigned()) {
       entry.line = line->get<std::uint32_t>();
     }
@@ -129,11 +136,15 @@ std::optional<Baseline> Baseline::load(const std::string& path, std::string& err
 std::string Baseline::serialize() const {
   nlohmann::json findings = nlohmann::json::array();
   for (const BaselineEntry& entry : entries_) {
-    findings.push_back({{"rule", entry.rule},
-                        {"path", entry.path},
-                        {"fingerprint", entry.fingerprint},
-                        {"line", entry.line},
-                        {"message", entry.message}});
+    nlohmann::json finding = {{"rule", entry.rule},
+                              {"path", entry.path},
+                              {"fingerprint", entry.fingerprint},
+                              {"line", entry.line},
+                              {"message", entry.message}};
+    // A name that is not UTF-8: "path" shows it to people (invalid bytes as U+FFFD) and
+    // "path_bytes" holds it exactly, for matching.
+    if (!isUtf8(entry.path)) finding["path_bytes"] = bytesToHex(entry.path);
+    findings.push_back(std::move(finding));
   }
   nlohmann::json document = {
       {"tool", "graphsafe"}, {"version", kBaselineVersion}, {"findings", std::move(findings)}};

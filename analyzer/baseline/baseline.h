@@ -5,6 +5,11 @@
 // entry by rule, path (relative to the baseline's directory) and a fingerprint of its line's
 // text with whitespace removed, so moving code up or down keeps matching while editing the
 // line makes it a new finding. Two identical lines are two entries: each entry hides one.
+//
+// A path that is not UTF-8 (a file name is bytes: `caf\xe9.py`) is written twice: "path" for
+// people, with U+FFFD for the bytes JSON cannot hold, and "path_bytes", the exact bytes in hex,
+// which loading prefers. UTF-8 paths have no "path_bytes", so the format (version 1) and older
+// baselines are unchanged.
 
 #include <cstddef>
 #include <cstdint>

@@ -18,6 +18,7 @@
 
 #include "analyzer/engine/source_reader.h"
 #include "analyzer/io/atomic_write.h"
+#include "analyzer/io/json_bytes.h"
 
 namespace graphsafe {
 
@@ -70,24 +71,25 @@ json rangeToJson(const SourceRange& range) {
 json diagnosticToJson(const Diagnostic& d) {
   json related = json::array();
   for (const RelatedLocation& location : d.related) {
-    related.push_back({{"path", location.file->path()},
+    related.push_back({{"path", bytesToJson(location.file->path())},
                        {"range", rangeToJson(location.range)},
-                       {"message", location.message}});
+                       {"message", bytesToJson(location.message)}});
   }
   json entry = {{"rule", d.rule_id},
                 {"name", d.rule_name},
                 {"severity", d.severity == Severity::kError ? 0 : 1},
-                {"path", d.path()},
+                {"path", bytesToJson(d.path())},
                 {"range", rangeToJson(d.range)},
-                {"message", d.message},
-                {"help", d.help},
+                {"message", bytesToJson(d.message)},
+                {"help", bytesToJson(d.help)},
                 {"related", std::move(related)}};
   if (d.fix) {
     json edits = json::array();
     for (const TextEdit& edit : d.fix->edits) {
-      edits.push_back({{"range", rangeToJson(edit.range)}, {"replacement", edit.replacement}});
+      edits.push_back(
+          {{"range", rangeToJson(edit.range)}, {"replacement", bytesToJson(edit.replacement)}});
     }
-    entry["fix"] = {{"description", d.fix->description}, {"edits", std::move(edits)}};
+    entry["fix"] = {{"description", bytesToJson(d.fix->description)}, {"edits", std::move(edits)}};
   }
   return entry;
 }
@@ -96,9 +98,10 @@ json regionToJson(const RegionSummary& region) {
   json unresolved = json::array();
   for (const UnresolvedCall& call : region.unresolved) {
     unresolved.push_back(
-        json::array({call.file->path(), rangeToJson(call.range), call.text, call.reason}));
+        json::array({bytesToJson(call.file->path()), rangeToJson(call.range),
+                     bytesToJson(call.text), bytesToJson(call.reason)}));
   }
-  return {{"path", region.file->path()}, {"site", rangeToJson(region.site)},
+  return {{"path", bytesToJson(region.file->path())}, {"site", rangeToJson(region.site)},
           {"kind", region.kind},         {"function", region.function},
           {"reaches", region.reaches},   {"unresolved", std::move(unresolved)}};
 }
@@ -151,24 +154,24 @@ Diagnostic diagnosticFromJson(const json& value, SourceSet& sources) {
   int severity = value.at("severity").get<int>();
   if (severity != 0 && severity != 1) throw Unusable{};
   d.severity = severity == 0 ? Severity::kError : Severity::kWarning;
-  d.file = sources.get(value.at("path").get<std::string>());
+  d.file = sources.get(bytesFromJson(value.at("path")));
   d.range = rangeFromJson(value.at("range"), *d.file);
-  d.message = value.at("message").get<std::string>();
-  d.help = value.at("help").get<std::string>();
+  d.message = bytesFromJson(value.at("message"));
+  d.help = bytesFromJson(value.at("help"));
   for (const json& related : value.at("related")) {
     RelatedLocation location;
-    location.file = sources.get(related.at("path").get<std::string>());
+    location.file = sources.get(bytesFromJson(related.at("path")));
     location.range = rangeFromJson(related.at("range"), *location.file);
-    location.message = related.at("message").get<std::string>();
+    location.message = bytesFromJson(related.at("message"));
     d.related.push_back(std::move(location));
   }
   if (value.contains("fix")) {
     const json& fix = value.at("fix");
     Fix parsed;
-    parsed.description = fix.at("description").get<std::string>();
+    parsed.description = bytesFromJson(fix.at("description"));
     for (const json& edit : fix.at("edits")) {
       parsed.edits.push_back(
-          {rangeFromJson(edit.at("range"), *d.file), edit.at("replacement").get<std::string>()});
+          {rangeFromJson(edit.at("range"), *d.file), bytesFromJson(edit.at("replacement"))});
     }
     d.fix = std::move(parsed);
   }
@@ -177,17 +180,17 @@ Diagnostic diagnosticFromJson(const json& value, SourceSet& sources) {
 
 RegionSummary regionFromJson(const json& value, SourceSet& sources) {
   RegionSummary region;
-  region.file = sources.get(value.at("path").get<std::string>());
+  region.file = sources.get(bytesFromJson(value.at("path")));
   region.site = rangeFromJson(value.at("site"), *region.file);
   region.kind = value.at("kind").get<std::string>();
   region.function = value.at("function").get<std::string>();
   region.reaches = value.at("reaches").get<std::vector<std::string>>();
   for (const json& call : value.at("unresolved")) {
     UnresolvedCall parsed;
-    parsed.file = sources.get(call.at(0).get<std::string>());
+    parsed.file = sources.get(bytesFromJson(call.at(0)));
     parsed.range = rangeFromJson(call.at(1), *parsed.file);
-    parsed.text = call.at(2).get<std::string>();
-    parsed.reason = call.at(3).get<std::string>();
+    parsed.text = bytesFromJson(call.at(2));
+    parsed.reason = bytesFromJson(call.at(3));
     region.unresolved.push_back(std::move(parsed));
   }
   return region;
@@ -222,6 +225,8 @@ void writeEntry(const std::string& directory, const std::string& path, const jso
                         "# This directory is graphsafe's result cache (.graphsafe_cache).\n",
                         ignored);
   }
+  // Names and messages that are not UTF-8 are stored as bytes (bytesToJson()); `replace` only
+  // guards what is UTF-8 by construction.
   std::string text = payload.dump(-1, ' ', false, json::error_handler_t::replace);
   std::string content = std::string(kMagic) + "\n" + hex(contentHash(text)) + "\n" + text;
   std::string error;
@@ -273,14 +278,15 @@ namespace {
 json fileRecord(const std::string& path, bool accepted, bool lowered, std::uint64_t hash,
                 const std::optional<StatFields>& stat) {
   StatFields fields = stat.value_or(StatFields{});
-  return json::array(
-      {path, accepted, lowered, hash, fields.size, fields.mtime_ns, fields.ctime_ns, fields.inode});
+  return json::array({bytesToJson(path), accepted, lowered, hash, fields.size, fields.mtime_ns,
+                      fields.ctime_ns, fields.inode});
 }
 
 json dependencyRecord(const std::string& path, std::uint64_t hash,
                       const std::optional<StatFields>& stat) {
   StatFields fields = stat.value_or(StatFields{});
-  return json::array({path, hash, fields.size, fields.mtime_ns, fields.ctime_ns, fields.inode});
+  return json::array(
+      {bytesToJson(path), hash, fields.size, fields.mtime_ns, fields.ctime_ns, fields.inode});
 }
 
 // The content hash of a file the run did not analyze itself (a header, a compile database), or
@@ -307,7 +313,7 @@ std::optional<RunResult> ResultCache::load(const std::vector<std::string>& paths
   if (!payload) return std::nullopt;
   try {
     json entry = json::parse(*payload);
-    if (entry.at("key").get<std::string>() != key_) return std::nullopt;
+    if (bytesFromJson(entry.at("key")) != key_) return std::nullopt;
     json& files = entry.at("files");
     if (!files.is_array() || files.size() != paths.size()) return std::nullopt;
     std::int64_t written_ns = entry.at("written_ns").get<std::int64_t>();
@@ -315,7 +321,7 @@ std::optional<RunResult> ResultCache::load(const std::vector<std::string>& paths
     bool refreshed = false;
     for (std::size_t i = 0; i < paths.size(); ++i) {
       json& record = files[i];
-      if (record.at(0).get<std::string>() != paths[i]) return std::nullopt;
+      if (bytesFromJson(record.at(0)) != paths[i]) return std::nullopt;
       bool accepted = record.at(1).get<bool>();
       bool lowered = record.at(2).get<bool>();
       std::uint64_t hash = record.at(3).get<std::uint64_t>();
@@ -343,7 +349,7 @@ std::optional<RunResult> ResultCache::load(const std::vector<std::string>& paths
     // Headers and compile databases: unchanged, or the entry proves nothing.
     if (entry.contains("dependencies")) {
       for (json& record : entry.at("dependencies")) {
-        const std::string path = record.at(0).get<std::string>();
+        const std::string path = bytesFromJson(record.at(0));
         StatFields recorded{record.at(2).get<std::uint64_t>(), record.at(3).get<std::int64_t>(),
                             record.at(4).get<std::int64_t>(), record.at(5).get<std::uint64_t>()};
         std::optional<StatFields> now = statFile(path);
@@ -361,8 +367,8 @@ std::optional<RunResult> ResultCache::load(const std::vector<std::string>& paths
     result.files_analyzed = cached.at("files_analyzed").get<std::size_t>();
     result.suppressed = cached.at("suppressed").get<std::size_t>();
     for (const json& notice : cached.at("notices")) {
-      result.notices.push_back({notice.at(0).get<std::string>(), notice.at(1).get<std::int32_t>(),
-                                notice.at(2).get<std::string>()});
+      result.notices.push_back({bytesFromJson(notice.at(0)), notice.at(1).get<std::int32_t>(),
+                                bytesFromJson(notice.at(2))});
     }
     SourceSet sources(hashes, settings);
     for (const json& diagnostic : cached.at("diagnostics")) {
@@ -403,13 +409,14 @@ void ResultCache::store(const std::vector<CachedFileState>& files, const RunResu
     }
     json notices = json::array();
     for (const Notice& notice : result.notices) {
-      notices.push_back(json::array({notice.path, notice.line, notice.message}));
+      notices.push_back(
+          json::array({bytesToJson(notice.path), notice.line, bytesToJson(notice.message)}));
     }
     json diagnostics = json::array();
     for (const Diagnostic& d : result.diagnostics) diagnostics.push_back(diagnosticToJson(d));
     json regions = json::array();
     for (const RegionSummary& region : result.regions) regions.push_back(regionToJson(region));
-    json entry = {{"key", key_},
+    json entry = {{"key", bytesToJson(key_)},
                   {"written_ns", started_ns_},
                   {"files", std::move(records)},
                   {"dependencies", std::move(dependency_records)},

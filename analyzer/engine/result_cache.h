@@ -26,6 +26,9 @@
 // Entries are written atomically, carry a checksum of their payload, and are ignored when
 // corrupt, truncated, of another version or of another key: never an error, never a result
 // they do not prove. The directory is kept under a size bound (oldest entries go first).
+//
+// File names are bytes: a path (or a message, or the key) that is not UTF-8 is stored as
+// {"bytes": "<hex>"} instead of a JSON string (analyzer/io/json_bytes.h), so it reads back exactly.
 
 #include <cstdint>
 #include <functional>
