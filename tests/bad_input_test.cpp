@@ -416,5 +416,65 @@ TEST_F(BadInputTest, CudaFileWithMacrosThatHideBraces) {
   }
 }
 
+// UTF-16 and UTF-32 hold NUL bytes, but are not binary: the notice names the encoding, found
+// by the byte order mark or, without one, by where the NULs are.
+TEST_F(BadInputTest, Utf16AndUtf32FilesNameTheirEncoding) {
+  writeGood();
+  auto wide = [](std::string_view text, std::size_t unit, bool big, bool bom) {
+    std::string out;
+    auto put = [&](std::uint32_t code) {
+      for (std::size_t i = 0; i < unit; ++i) {
+        out += static_cast<char>((code >> (8 * (big ? unit - 1 - i : i))) & 0xFF);
+      }
+    };
+    if (bom) put(0xFEFF);
+    for (char c : text) put(static_cast<unsigned char>(c));
+    return out;
+  };
+  tree_.write("le16.py", wide(kBug, 2, false, false));
+  tree_.write("be16bom.py", wide(kBug, 2, true, true));
+  tree_.write("le32bom.py", wide(kBug, 4, false, true));
+  tree_.write("be32.py", wide(kBug, 4, true, false));
+  CheckRun run = check({"."});
+  expectRestOfRunCompleted(run);
+  const std::string utf16 = "skipped: UTF-16 (little-endian) file; graphsafe reads UTF-8";
+  EXPECT_EQ(notices(run, "le16.py"), std::vector<std::string>{utf16});
+  EXPECT_TRUE(hasNotice(run, "be16bom.py", "UTF-16 (big-endian, with a byte order mark) file"));
+  EXPECT_TRUE(hasNotice(run, "le32bom.py", "UTF-32 (little-endian, with a byte order mark) file"));
+  EXPECT_TRUE(hasNotice(run, "be32.py", "UTF-32 (big-endian) file"));
+}
+
+// tree-sitter-python keeps at most 511 indentation levels (its scanner's state must fit the
+// parser's 1,024-byte serialization buffer); nested deeper, the parse fails at a line that is
+// not wrong. Such a file gets a notice naming the depth and the limit; 511 levels are parsed.
+TEST_F(BadInputTest, IndentationPastTheParsersLimitIsNamed) {
+  writeGood();
+  auto nested = [](std::size_t depth, std::size_t width) {
+    std::string text = "import torch\nx = torch.ones(4, device=\"cuda\")\n"
+                       "with torch.cuda.graph(torch.cuda.CUDAGraph()):\n";
+    for (std::size_t level = 1; level < depth; ++level) {
+      text += std::string(level * width, ' ') + "if True:\n";
+    }
+    return text + std::string(depth * width, ' ') + "y = x.item()\n";
+  };
+  tree_.write("deep600.py", nested(600, 1));
+  tree_.write("deep600wide.py", nested(600, 4));
+  tree_.write("deep511.py", nested(511, 1));
+  tree_.write("deep100.py", nested(100, 1));
+  tree_.write("deep512.py", nested(512, 1));
+  CheckRun run = check({"."});
+  expectRestOfRunCompleted(run);
+  EXPECT_EQ(notices(run, "deep600.py"),
+            std::vector<std::string>{
+                "skipped: indentation nested 600 deep, past the parser's limit of 511"})
+      << run.document.dump(1);
+  EXPECT_TRUE(hasNotice(run, "deep600wide.py", "indentation nested 600 deep"));
+  EXPECT_TRUE(hasNotice(run, "deep512.py", "indentation nested 512 deep"));
+  // Parsed without a notice. (Its finding is past the lowering's nesting bound, kMaxNestingDepth
+  // syntax nodes, and is not reported: a bound of the analysis, not of the parser.)
+  EXPECT_TRUE(notices(run, "deep511.py").empty()) << run.document.dump(1);
+  EXPECT_EQ(findings(run, "deep100.py"), std::vector<int>{103});
+}
+
 }  // namespace
 }  // namespace graphsafe

@@ -120,5 +120,52 @@ TEST(SourceReaderTest, CheckSourceTextAcceptsGoodText) {
   EXPECT_NE(checkSourceText(std::string("a\0b", 3), settings), "");
 }
 
+// `text` (ASCII and Latin-1 only) in UTF-16 or UTF-32: `unit` bytes a character, `big` endian.
+std::string wide(std::string_view text, std::size_t unit, bool big, bool bom) {
+  std::string out;
+  auto put = [&](std::uint32_t code) {
+    for (std::size_t i = 0; i < unit; ++i) {
+      std::size_t shift = 8 * (big ? unit - 1 - i : i);
+      out += static_cast<char>((code >> shift) & 0xFF);
+    }
+  };
+  if (bom) put(0xFEFF);
+  for (char c : text) put(static_cast<unsigned char>(c));
+  return out;
+}
+
+TEST(SourceReaderTest, Utf16AndUtf32AreNamedWithAndWithoutAByteOrderMark) {
+  TempTree tree;
+  const std::string text = "import torch\n# caf\xe9\nx = torch.ones(4)\n";
+  struct Case {
+    std::size_t unit;
+    bool big;
+    const char* name;
+  };
+  for (Case c : {Case{2, false, "UTF-16 (little-endian"}, Case{2, true, "UTF-16 (big-endian"},
+                 Case{4, false, "UTF-32 (little-endian"}, Case{4, true, "UTF-32 (big-endian"}}) {
+    for (bool bom : {false, true}) {
+      SCOPED_TRACE(std::string(c.name) + (bom ? ", BOM" : ""));
+      Read read = readFile(tree, "wide.py", wide(text, c.unit, c.big, bom));
+      EXPECT_FALSE(read.file);
+      ASSERT_EQ(read.notices.size(), 1u);
+      const std::string& message = read.notices[0].message;
+      EXPECT_TRUE(message.starts_with(std::string("skipped: ") + c.name)) << message;
+      EXPECT_TRUE(message.ends_with(" file; graphsafe reads UTF-8")) << message;
+      EXPECT_EQ(message.find("with a byte order mark") != std::string::npos, bom) << message;
+    }
+  }
+  // A byte order mark alone, no NUL byte: still named, not "invalid byte 0xFF".
+  EXPECT_EQ(readFile(tree, "mark.py", "\xff\xfe").notices.at(0).message,
+            "skipped: UTF-16 (little-endian, with a byte order mark) file; graphsafe reads UTF-8");
+  // One character without a mark.
+  EXPECT_EQ(checkSourceText(std::string("x\0", 2), AnalysisSettings{}),
+            "skipped: UTF-16 (little-endian) file; graphsafe reads UTF-8");
+  // NUL bytes in no such pattern: binary.
+  EXPECT_EQ(checkSourceText(std::string("\x7f" "ELF\x02\x01\x01\0\0\0\0\0\0\0\0\0\x03\0", 18),
+                            AnalysisSettings{}),
+            "skipped: binary file (contains NUL bytes)");
+}
+
 }  // namespace
 }  // namespace graphsafe

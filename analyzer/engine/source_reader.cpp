@@ -4,9 +4,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <string_view>
 #include <system_error>
 
 #include "analyzer/source/utf8.h"
@@ -53,11 +55,58 @@ class FileDescriptor {
   int fd_;
 };
 
+// The encoding a file in UTF-16 or UTF-32 is in ("UTF-16 (little-endian)"), from its byte order
+// mark, or without one from where its NUL bytes are: text in the ASCII range has a NUL in every
+// code unit byte but the low one. Empty when the text is neither.
+std::string wideEncoding(std::string_view text) {
+  auto starts = [&](std::string_view mark) { return text.starts_with(mark); };
+  using namespace std::string_view_literals;
+  // UTF-32 first: its little-endian mark begins with UTF-16's.
+  if (starts("\xFF\xFE\0\0"sv)) return "UTF-32 (little-endian, with a byte order mark)";
+  if (starts("\0\0\xFE\xFF"sv)) return "UTF-32 (big-endian, with a byte order mark)";
+  if (starts("\xFF\xFE"sv)) return "UTF-16 (little-endian, with a byte order mark)";
+  if (starts("\xFE\xFF"sv)) return "UTF-16 (big-endian, with a byte order mark)";
+  // How often each byte of a 4-byte group is NUL, over the first 64 KB.
+  const std::size_t sample = std::min<std::size_t>(text.size(), 1 << 16) / 4 * 4;
+  if (sample < 4) {
+    if (text.size() == 2 && text[0] != '\0' && text[1] == '\0') return "UTF-16 (little-endian)";
+    if (text.size() == 2 && text[0] == '\0' && text[1] != '\0') return "UTF-16 (big-endian)";
+    return {};
+  }
+  std::size_t nul[4] = {0, 0, 0, 0};
+  for (std::size_t i = 0; i < sample; ++i) nul[i % 4] += text[i] == '\0' ? 1 : 0;
+  const std::size_t groups = sample / 4;
+  // Mostly NUL (3 in 4 or more: text outside the ASCII range has other high bytes), or hardly
+  // ever (1 in 8 or fewer).
+  auto mostly = [&](std::size_t count) { return count * 4 >= groups * 3; };
+  auto rarely = [&](std::size_t count) { return count * 8 <= groups; };
+  if (rarely(nul[0]) && mostly(nul[1]) && mostly(nul[2]) && mostly(nul[3])) {
+    return "UTF-32 (little-endian)";
+  }
+  if (mostly(nul[0]) && mostly(nul[1]) && mostly(nul[2]) && rarely(nul[3])) {
+    return "UTF-32 (big-endian)";
+  }
+  if (rarely(nul[0]) && rarely(nul[2]) && mostly(nul[1]) && mostly(nul[3])) {
+    return "UTF-16 (little-endian)";
+  }
+  if (mostly(nul[0]) && mostly(nul[2]) && rarely(nul[1]) && rarely(nul[3])) {
+    return "UTF-16 (big-endian)";
+  }
+  return {};
+}
+
 }  // namespace
 
 std::string checkSourceText(const std::string& text, const AnalysisSettings& settings) {
   if (text.size() > settings.max_file_bytes) return tooLarge(text.size(), settings.max_file_bytes);
-  if (std::memchr(text.data(), '\0', text.size()) != nullptr) {
+  // A byte order mark of UTF-16 or UTF-32 is named even without NUL bytes: it is never UTF-8.
+  const bool has_nul = std::memchr(text.data(), '\0', text.size()) != nullptr;
+  if (has_nul || text.starts_with("\xFF\xFE") || text.starts_with("\xFE\xFF")) {
+    if (std::string encoding = wideEncoding(text); !encoding.empty()) {
+      return "skipped: " + encoding + " file; graphsafe reads UTF-8";
+    }
+  }
+  if (has_nul) {
     return "skipped: binary file (contains NUL bytes)";
   }
   std::size_t bad = firstInvalidUtf8(text);

@@ -21,6 +21,7 @@
 #include "frontends/python/declarations.h"
 #include "frontends/python/file_lowering.h"
 #include "frontends/python/incremental_trees.h"
+#include "frontends/python/indent_depth.h"
 #include "frontends/python/lexical_imports.h"
 #include "frontends/python/module_name.h"
 #include "frontends/python/parse_memory.h"
@@ -272,6 +273,13 @@ class PythonFrontend final : public Frontend {
       fail(model, source, -1,
            "file is larger than the " + std::to_string(settings.max_file_bytes) +
                "-byte limit; skipped");
+      return;
+    }
+    // Past the parser's indentation limit the parse fails where the file is not wrong: say so.
+    if (std::size_t depth = python::indentDepthPastParserLimit(text); depth > 0) {
+      fail(model, source, -1,
+           "skipped: indentation nested " + std::to_string(depth) +
+               " deep, past the parser's limit of " + std::to_string(python::kParserIndentLimit));
       return;
     }
     std::string why;
