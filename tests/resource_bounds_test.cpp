@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <memory>
+#include <new>
 #include <set>
 #include <string>
 #include <vector>
@@ -14,6 +16,7 @@
 #include "analyzer/config/config.h"
 #include "analyzer/engine/engine.h"
 #include "analyzer/engine/frontend.h"
+#include "analyzer/engine/parallel.h"
 #include "analyzer/program/program_model.h"
 #include "analyzer/engine/region_walker.h"
 #include "tests/temp_tree.h"
@@ -280,6 +283,22 @@ TEST(NestingBoundsTest, DeeplyNestedConfigurationsAreErrorsNotCrashes) {
     EXPECT_THROW(loadConfigFile(tree.path(name)), ConfigError) << name;
     EXPECT_LT(secondsSince(start), 30.0) << name;
   }
+}
+
+TEST(ResourceBounds, AFailureInAWorkerThreadReachesTheCaller) {
+  // std::bad_alloc in one file's work used to end the process from a worker thread (terminate,
+  // no results, no file named); it now reaches the caller, which can say what happened.
+  std::atomic<int> ran{0};
+  EXPECT_THROW(parallelFor(1000, 4,
+                           [&](std::size_t i) {
+                             ++ran;
+                             if (i == 10) throw std::bad_alloc();
+                           }),
+               std::bad_alloc);
+  EXPECT_LT(ran.load(), 1000);
+  std::vector<int> done(100, 0);
+  parallelFor(done.size(), 4, [&](std::size_t i) { done[i] = 1; });
+  EXPECT_EQ(std::count(done.begin(), done.end(), 1), 100);
 }
 
 }  // namespace

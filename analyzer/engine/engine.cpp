@@ -5,6 +5,7 @@
 #include <map>
 #include <iterator>
 #include <mutex>
+#include <new>
 #include <optional>
 #include <set>
 #include <tuple>
@@ -197,7 +198,17 @@ class LazyLowering {
     RunProgress* progress = count ? options_.progress : nullptr;
     parallelFor(batch.size(), options_.jobs, [&](std::size_t k) {
       std::size_t i = batch[k];
-      models_[i] = frontend_of_[i]->analyze(sources_[i], options_.settings);
+      try {
+        models_[i] = frontend_of_[i]->analyze(sources_[i], options_.settings);
+      } catch (const std::bad_alloc&) {
+        // One file's lowering must not cost the others their results.
+        models_[i] = FileModel{};
+        models_[i].language = frontend_of_[i]->language();
+        models_[i].source = sources_[i];
+        models_[i].parse_failed = true;
+        models_[i].notices.push_back(
+            {sources_[i]->path(), -1, "skipped: ran out of memory while analyzing this file"});
+      }
       if (progress != nullptr) ++progress->done;
     });
     for (std::size_t i : batch) lowered_[i] = true;
