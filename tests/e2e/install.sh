@@ -4,7 +4,8 @@
 #   1. `cmake --install BUILD_DIR --prefix` into a scratch prefix;
 #   2. the Debian packages graphsafe and graphsafe-cuda, extracted with `dpkg-deb -x`;
 #   3. the wheel, pip-installed offline (--no-index) into a scratch virtualenv, the C++ frontend
-#      added through GRAPHSAFE_CUDA_FRONTEND (the module from the graphsafe-cuda package).
+#      added through GRAPHSAFE_CUDA_FRONTEND (the module from the graphsafe-cuda package);
+#   4. the wheel as a pre-commit hook of `language: python` (when pre-commit is installed).
 # Each must print what the build tree's binary prints. A binary copied without its module must
 # not find the build tree's module, and must say where it looked.
 #   tests/e2e/install.sh BUILD_DIR SOURCE_DIR [DIST_DIR]
@@ -112,4 +113,30 @@ run venv-cu env GRAPHSAFE_CUDA_FRONTEND="$root/usr/lib/graphsafe" \
   "$work/venv/bin/graphsafe" check --no-cache kernel.cu
 expect_same venv-cu ref-cu
 
-echo "install: cmake --install, the Debian packages ($version) and the wheel analyze examples/ and kernel.cu as the build tree does"
+# 4. The wheel through pre-commit (docs/pre-commit.md): a local hook of `language: python` whose
+# environment pip-installs the wheel offline; skipped without pre-commit or git.
+if command -v pre-commit >/dev/null 2>&1 && command -v git >/dev/null 2>&1; then
+  repo=$work/hooked
+  git init -q "$repo"
+  cp "$work/project/examples/train_step.py" "$repo/"
+  cat >"$repo/.pre-commit-config.yaml" <<YAML
+repos:
+  - repo: local
+    hooks:
+      - id: graphsafe
+        name: graphsafe
+        entry: graphsafe check --no-cache --whole-project --force-exclude --
+        language: python
+        additional_dependencies: [graphsafe==$version]
+        types_or: [python, cuda, c++]
+        require_serial: true
+YAML
+  git -C "$repo" add .
+  code=0
+  (cd "$repo" && HOME=$work PRE_COMMIT_HOME=$work/pre-commit GIT_CONFIG_NOSYSTEM=1 \
+    PIP_NO_INDEX=1 PIP_FIND_LINKS=$dist pre-commit run --all-files) >"$work/hook.out" 2>&1 || code=$?
+  [ "$code" = 1 ] && grep -q 'train_step.py:[0-9]*:[0-9]*: error\[GS' "$work/hook.out" ||
+    fail "the wheel as a pre-commit hook: exit $code: $(cat "$work/hook.out")"
+fi
+
+echo "install: cmake --install, the Debian packages ($version) and the wheel (also as a pre-commit hook) analyze as the build tree does"
