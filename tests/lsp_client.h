@@ -7,10 +7,13 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <fstream>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -21,7 +24,9 @@ namespace graphsafe::testing {
 
 class LspClient {
  public:
-  explicit LspClient(const std::string& binary, const std::string& working_directory = "") {
+  // `address_space_kib`, when not 0, limits the server's address space (`ulimit -v`).
+  explicit LspClient(const std::string& binary, const std::string& working_directory = "",
+                     long address_space_kib = 0) {
     int to_server[2];
     int from_server[2];
     if (::pipe(to_server) != 0 || ::pipe(from_server) != 0) return;
@@ -34,6 +39,11 @@ class LspClient {
       ::close(from_server[0]);
       ::close(from_server[1]);
       if (!working_directory.empty() && ::chdir(working_directory.c_str()) != 0) ::_exit(127);
+      if (address_space_kib > 0) {
+        rlimit limit{static_cast<rlim_t>(address_space_kib) * 1024,
+                     static_cast<rlim_t>(address_space_kib) * 1024};
+        if (::setrlimit(RLIMIT_AS, &limit) != 0) ::_exit(127);
+      }
       ::execl(binary.c_str(), binary.c_str(), "lsp", static_cast<char*>(nullptr));
       ::_exit(127);
     }
@@ -55,6 +65,25 @@ class LspClient {
   LspClient& operator=(const LspClient&) = delete;
 
   bool started() const { return pid_ > 0 && in_ >= 0 && out_ >= 0; }
+
+  // The server's resident set size in KiB (from /proc), or -1.
+  long rssKib() const {
+    std::ifstream status("/proc/" + std::to_string(pid_) + "/status");
+    std::string line;
+    while (std::getline(status, line)) {
+      if (line.rfind("VmRSS:", 0) == 0) return std::strtol(line.c_str() + 6, nullptr, 10);
+    }
+    return -1;
+  }
+
+  // Kills the server now (a thread blocked writing to it then gets an error).
+  void kill() {
+    if (pid_ <= 0 || exit_code_) return;
+    ::kill(pid_, SIGKILL);
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+    exit_code_ = 128 + SIGKILL;
+  }
 
   void sendRaw(const std::string& bytes) {
     std::size_t done = 0;

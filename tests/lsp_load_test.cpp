@@ -2,13 +2,15 @@
 // didChange notifications in a burst, with hover and code-action requests interleaved. The server
 // must not crash, must answer every request, must not grow without bound (its RSS after the burst
 // is compared with its RSS after a warm-up), and its final diagnostics must equal those of a fresh
-// `graphsafe check` of the final text.
+// `graphsafe check` of the final text. Then its limits: a million cancellations, a client that
+// never reads, and 50,000 requests after one change, answered from one analysis.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
@@ -24,6 +26,7 @@
 #include <tuple>
 #include <vector>
 
+#include "tests/lsp_client.h"
 #include "tests/temp_tree.h"
 
 namespace graphsafe {
@@ -70,8 +73,10 @@ class ServerProcess {
 
   bool send(const json& message) {
     std::string body = message.dump();
-    std::string framed = "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
-    std::string_view rest = framed;
+    return sendRaw("Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body);
+  }
+
+  bool sendRaw(std::string_view rest) {
     while (!rest.empty()) {
       ssize_t written = ::write(input_, rest.data(), rest.size());
       if (written <= 0) return false;
@@ -94,6 +99,12 @@ class ServerProcess {
     auto it = published_.find(uri);
     if (it == published_.end()) return std::nullopt;
     return it->second;
+  }
+
+  // The `$/logTrace` messages that report an analysis.
+  std::size_t analyses() {
+    std::lock_guard lock(mutex_);
+    return analyses_;
   }
 
   std::size_t responseCount() {
@@ -159,6 +170,9 @@ class ServerProcess {
       responses_[message["id"].get<int>()] = message;
     } else if (message.value("method", "") == "textDocument/publishDiagnostics") {
       published_[message["params"]["uri"].get<std::string>()] = message["params"];
+    } else if (message.value("method", "") == "$/logTrace" &&
+               message["params"].value("message", "").find("analysis") != std::string::npos) {
+      ++analyses_;
     }
     arrived_.notify_all();
   }
@@ -172,6 +186,7 @@ class ServerProcess {
   std::condition_variable arrived_;
   std::map<int, json> responses_;
   std::map<std::string, json> published_;
+  std::size_t analyses_ = 0;
   bool eof_ = false;
 };
 
@@ -356,6 +371,160 @@ TEST(LspLoadTest, TenThousandRapidChangesWithInterleavedRequests) {
   RecordProperty("seconds", std::to_string(seconds));
   RecordProperty("rss_warm_kib", std::to_string(rss_after_warm_up));
   RecordProperty("rss_burst_kib", std::to_string(rss_after_burst));
+}
+
+json initializeRequest(int id, const std::string& root, json extra = json::object()) {
+  json params = {
+      {"processId", nullptr}, {"rootUri", "file://" + root}, {"capabilities", json::object()}};
+  params.update(extra);
+  return request(id, "initialize", std::move(params));
+}
+
+TEST(LspLoadTest, AMillionCancellationsForUnknownIdsLeaveNothingBehind) {
+  testing::TempTree tree;
+  ServerProcess server;
+  ASSERT_TRUE(server.started());
+  ASSERT_TRUE(server.send(initializeRequest(1, tree.path())));
+  ASSERT_TRUE(server.response(1));
+  server.send(notification("initialized", json::object()));
+  int next_id = 2;
+  // The reader handles messages in order, so the answer to a request sent after the
+  // cancellations means all of them were read.
+  auto cancelThenSync = [&](int from, int count) {
+    std::string batch;
+    for (int i = from; i < from + count; ++i) {
+      std::string body = notification("$/cancelRequest", {{"id", i}}).dump();
+      batch += "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+      if (batch.size() > (1u << 20)) {
+        ASSERT_TRUE(server.sendRaw(batch));
+        batch.clear();
+      }
+    }
+    ASSERT_TRUE(server.sendRaw(batch));
+    int id = next_id++;
+    server.send(request(id, "graphsafe/noSuchMethod", json::object()));
+    ASSERT_TRUE(server.response(id));
+  };
+  cancelThenSync(1'000'000, 100'000);  // the warm-up: buffers at their working size
+  long before = server.rssKib();
+  cancelThenSync(2'000'000, 1'000'000);
+  long after = server.rssKib();
+  ASSERT_GT(before, 0);
+  // A set of a million ids would take 60 MB and more.
+  EXPECT_LT(after, before + 16 * 1024) << "RSS grew from " << before << " KiB to " << after;
+  server.send(request(next_id, "shutdown", nullptr));
+  ASSERT_TRUE(server.response(next_id));
+  server.send(notification("exit", nullptr));
+  EXPECT_EQ(server.finish(), 0);
+}
+
+TEST(LspLoadTest, AClientThatNeverReadsDoesNotGrowTheServer) {
+  testing::TempTree tree;
+  testing::LspClient client(GRAPHSAFE_BINARY, tree.path());
+  ASSERT_TRUE(client.started());
+  int id = client.request("initialize", {{"processId", nullptr},
+                                         {"rootUri", "file://" + tree.path()},
+                                         {"capabilities", json::object()}});
+  ASSERT_TRUE(client.response(id));
+  client.notify("initialized", json::object());
+  std::string uri = "file://" + tree.path("a.py");
+  client.notify("textDocument/didOpen",
+                {{"textDocument",
+                  {{"uri", uri}, {"languageId", "python"}, {"version", 1}, {"text", "x = 1\n"}}}});
+  ASSERT_TRUE(client.notification("textDocument/publishDiagnostics"));
+  long before = client.rssKib();
+
+  // 300,000 requests (about 45 MB), none of whose answers is read. The server blocks on its
+  // output, then stops reading; the sender blocks in its turn.
+  std::atomic<int> sent{0};
+  const int kRequests = 300'000;
+  std::thread sender([&] {
+    std::string body = request(0, "textDocument/hover",
+                               {{"textDocument", {{"uri", uri}}}, {"position", position(0, 0)}})
+                           .dump();
+    std::string framed = "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+    for (int i = 0; i < kRequests; ++i) {
+      client.sendRaw(framed);
+      sent.fetch_add(1);
+    }
+  });
+  // Until the sender stalls for two seconds (or is done, which would mean the server read it
+  // all: then its memory must still be bounded). A bound on waiting, not a speed assertion.
+  int last = -1;
+  int still = 0;
+  for (int tick = 0; tick < 600 && still < 10 && sent.load() < kRequests; ++tick) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    int now = sent.load();
+    still = now == last ? still + 1 : 0;
+    last = now;
+  }
+  long after = client.rssKib();
+  int sent_when_measured = sent.load();
+  client.kill();  // the blocked sender's write fails, and it ends
+  sender.join();
+  ASSERT_GT(before, 0);
+  EXPECT_LT(after, before + 64 * 1024) << "RSS grew from " << before << " KiB to " << after
+                                       << " KiB after " << sent_when_measured << " unread requests";
+  EXPECT_LT(sent_when_measured, kRequests) << "the server never pushed back";
+}
+
+TEST(LspLoadTest, FiftyThousandRequestsAfterAChangeAreAnsweredFromOneAnalysis) {
+  testing::TempTree tree;
+  // A document slow enough to analyze that re-running it per request would not finish.
+  std::string text = "import torch\n\nx = torch.ones(4, device=\"cuda\")\n";
+  for (int i = 0; i < 2000; ++i) {
+    text += "g" + std::to_string(i) + " = torch.cuda.CUDAGraph()\n";
+    text += "with torch.cuda.graph(g" + std::to_string(i) + "):\n    y = x.sum().item()\n";
+  }
+  std::string uri = "file://" + tree.path("slow.py");
+  ServerProcess server;
+  ASSERT_TRUE(server.started());
+  ASSERT_TRUE(server.send(initializeRequest(1, tree.path(), {{"trace", "messages"}})));
+  ASSERT_TRUE(server.response(1));
+  server.send(notification("initialized", json::object()));
+  server.send(
+      notification("textDocument/didOpen",
+                   {{"textDocument",
+                     {{"uri", uri}, {"languageId", "python"}, {"version", 1}, {"text", text}}}}));
+  int id = 2;
+  server.send(request(id, "textDocument/hover",
+                      {{"textDocument", {{"uri", uri}}}, {"position", position(0, 0)}}));
+  ASSERT_TRUE(server.response(id));
+  std::size_t after_open = server.analyses();
+  EXPECT_GE(after_open, 1u);
+
+  server.send(
+      notification("textDocument/didChange",
+                   {{"textDocument", {{"uri", uri}, {"version", 2}}},
+                    {"contentChanges",
+                     json::array({{{"range", {{"start", position(2, 0)}, {"end", position(2, 0)}}},
+                                   {"text", "z = 1\n"}}})}}));
+  const int kRequests = 50'000;
+  for (int i = 0; i < kRequests; ++i) {
+    ++id;
+    int line = i % 100;
+    if (i % 1000 == 999) {  // a save without a change changes nothing either
+      server.send(notification("textDocument/didSave", {{"textDocument", {{"uri", uri}}}}));
+    }
+    if (i % 2 == 0) {
+      server.send(request(id, "textDocument/hover",
+                          {{"textDocument", {{"uri", uri}}}, {"position", position(line, 4)}}));
+    } else {
+      server.send(request(id, "textDocument/codeAction",
+                          {{"textDocument", {{"uri", uri}}},
+                           {"range", {{"start", position(line, 0)}, {"end", position(line, 9)}}},
+                           {"context", {{"diagnostics", json::array()}}}}));
+    }
+  }
+  std::optional<json> last = server.response(id, std::chrono::seconds(300));
+  ASSERT_TRUE(last) << "the requests were not all answered";
+  EXPECT_FALSE(last->contains("error")) << last->dump();
+  EXPECT_EQ(server.responseCount(), static_cast<std::size_t>(kRequests + 2));
+  EXPECT_EQ(server.analyses(), after_open + 1);
+  server.send(request(id + 1, "shutdown", nullptr));
+  ASSERT_TRUE(server.response(id + 1));
+  server.send(notification("exit", nullptr));
+  EXPECT_EQ(server.finish(), 0);
 }
 
 }  // namespace

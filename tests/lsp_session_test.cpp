@@ -427,5 +427,63 @@ TEST_F(LspSessionTest, CancelledRequestsAreAnsweredWithRequestCancelled) {
   finish(client);
 }
 
+TEST_F(LspSessionTest, AnOversizedContentLengthIsRefusedAndTheNextMessageAnswered) {
+  LspClient client(GRAPHSAFE_BINARY, tree_.path());
+  start(client, json::object());
+  // 10 GiB declared, nothing like it sent: the server must not wait for the body.
+  client.sendRaw("Content-Length: 10737418240\r\n\r\n");
+  int id = client.request("shutdown", nullptr);
+  std::optional<json> refused =
+      client.receiveUntil([](const json& m) { return m.contains("error") && m["id"].is_null(); });
+  ASSERT_TRUE(refused);
+  EXPECT_EQ((*refused)["error"]["code"], -32600);
+  EXPECT_NE((*refused)["error"]["message"].get<std::string>().find("10737418240"),
+            std::string::npos);
+  std::optional<json> logged = client.notification("window/logMessage");
+  ASSERT_TRUE(logged);
+  EXPECT_EQ((*logged)["params"]["type"], 1);
+  std::optional<json> reply = client.response(id);
+  ASSERT_TRUE(reply) << "the message after the refused header was swallowed";
+  EXPECT_TRUE((*reply)["result"].is_null());
+  client.notify("exit", nullptr);
+  EXPECT_EQ(client.waitForExit(), 0);
+}
+
+TEST_F(LspSessionTest, HugeMessagesUnderAMemoryLimitGetErrorsAndTheServerLives) {
+  // `ulimit -v 2000000`, as the reproduction has it.
+  LspClient client(GRAPHSAFE_BINARY, tree_.path(), 2'000'000);
+  start(client, json::object());
+  auto is_error = [](const json& m) { return m.contains("error") && !m.contains("method"); };
+
+  // 150 MB in one message: over the size limit, refused, and its body skipped in bounded
+  // memory up to the next message's header, which follows it directly.
+  std::string huge = R"({"jsonrpc":"2.0","id":7,"method":"textDocument/hover","params":{"text":")" +
+                     std::string(150'000'000, 'a') + R"("}})";
+  client.sendBody(huge);
+  huge = std::string();
+  std::optional<json> reply = client.receiveUntil(is_error, std::chrono::milliseconds(60'000));
+  ASSERT_TRUE(reply) << "no error for the 150 MB message";
+  EXPECT_TRUE((*reply)["id"].is_null());
+
+  // 60 MB, under the size limit, of twenty million JSON values: it would take gigabytes once
+  // parsed, and is refused before.
+  std::string many = R"({"jsonrpc":"2.0","id":8,"method":"graphsafe/none","params":[)";
+  many.reserve(60'000'100);
+  while (many.size() < 60'000'000) many += "[],";
+  many += "[]]}";
+  client.sendBody(many);
+  many = std::string();
+  reply = client.receiveUntil(is_error, std::chrono::milliseconds(120'000));
+  ASSERT_TRUE(reply) << "no error for the 60 MB message";
+  EXPECT_EQ((*reply)["error"]["code"], -32600) << reply->dump();
+
+  // Still serving.
+  open(client, "bug.py", kBug);
+  std::optional<json> published = diagnosticsFor(client, "bug.py");
+  ASSERT_TRUE(published);
+  EXPECT_EQ((*published)["params"]["diagnostics"].size(), 1u);
+  finish(client);
+}
+
 }  // namespace
 }  // namespace graphsafe

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -35,18 +36,67 @@ using Clock = std::chrono::steady_clock;
 // Deeper JSON than this is refused before parsing: nothing in LSP nests this far, and copies
 // of a JSON value recurse.
 constexpr int kMaxJsonDepth = 256;
+// So is JSON of more values than this (counted from its brackets and separators). A parsed
+// value takes up to a few hundred bytes, so 60 MB of `{"":{}},` would take gigabytes; and an
+// allocation failure inside the parser cannot be recovered from, as nlohmann::json's
+// destructor allocates while it unwinds (and is noexcept). Real messages hold far fewer values:
+// a document's text is one.
+constexpr std::size_t kMaxJsonValues = 2'000'000;
+
+// The reader thread stops reading while this much waits for the main loop: a client that
+// sends faster than the server answers (or that never reads, so that the main loop blocks on
+// its output) then blocks in its own writes instead of growing the server. At least one message
+// is always let in, whatever its size.
+constexpr std::size_t kMaxQueuedMessages = 1024;
+constexpr std::size_t kMaxQueuedBytes = std::size_t{16} << 20;
+
+// One message read and not handled yet.
+struct Queued {
+  json message;
+  std::size_t bytes = 0;
+  std::string request_id;  // a request's id, serialized; empty for anything else
+};
 
 // What the reader thread hands to the main loop.
 struct Inbox {
   std::mutex mutex;
   std::condition_variable ready;
-  std::deque<json> messages;
-  std::set<std::string> cancelled;  // ids of requests the client cancelled, serialized
+  std::condition_variable space;
+  std::deque<Queued> messages;
+  std::size_t queued_bytes = 0;
+  // The requests in `messages`, by serialized id: how many (a client may reuse an id) and
+  // whether the client cancelled them. A cancellation for any other id (one being handled,
+  // answered already, or never sent) can change nothing and is dropped, so this holds no more
+  // than `messages` does, however many cancellations arrive.
+  struct Pending {
+    int count = 0;
+    bool cancelled = false;
+  };
+  std::map<std::string, Pending> pending;
   bool closed = false;
+
+  // Takes the next message; `cancelled` says whether the client cancelled it while it waited.
+  Queued pop(bool& cancelled) {
+    Queued next = std::move(messages.front());
+    messages.pop_front();
+    queued_bytes -= next.bytes;
+    cancelled = false;
+    if (!next.request_id.empty()) {
+      auto it = pending.find(next.request_id);
+      if (it != pending.end()) {
+        cancelled = it->second.cancelled;
+        if (--it->second.count == 0) pending.erase(it);
+      }
+    }
+    space.notify_one();
+    return next;
+  }
 };
 
-bool nestedTooDeeply(std::string_view text) {
+// Why `text` is refused before parsing (too deep, too many values), or empty.
+std::string shapeProblem(std::string_view text) {
   int depth = 0;
+  std::size_t values = 1;
   bool in_string = false;
   for (std::size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
@@ -59,49 +109,93 @@ bool nestedTooDeeply(std::string_view text) {
     } else if (c == '"') {
       in_string = true;
     } else if (c == '[' || c == '{') {
-      if (++depth > kMaxJsonDepth) return true;
+      if (++depth > kMaxJsonDepth) return "the message is nested too deeply";
+      ++values;
     } else if (c == ']' || c == '}') {
       --depth;
+    } else if (c == ',' || c == ':') {
+      ++values;
+    }
+    if (values > kMaxJsonValues) {
+      return "the message holds more than " + std::to_string(kMaxJsonValues) + " JSON values";
     }
   }
-  return false;
+  return std::string();
+}
+
+// Reads, parses and queues one message. An allocation failure (buffering a body near the size
+// limit under a low memory limit) is caught by the caller.
+void readOne(MessageReader& reader, Inbox& inbox, MessageWriter& out, bool& end) {
+  Frame frame = reader.read();
+  if (frame.kind == Frame::Kind::kEndOfStream) {
+    end = true;
+    return;
+  }
+  if (frame.kind == Frame::Kind::kBadHeader) {
+    out.write(serialize(
+        makeError(nullptr, rpc_error::kParseError, "bad message header: " + frame.error)));
+    return;
+  }
+  if (frame.kind == Frame::Kind::kTooLarge) {
+    // The body is unread, so its id is unknown: JSON-RPC answers with a null id then. The
+    // error is also logged, as a client may show a response without an id nowhere.
+    out.write(serialize(makeError(nullptr, rpc_error::kInvalidRequest, frame.error)));
+    out.write(serialize(makeNotification("window/logMessage",
+                                         {{"type", 1}, {"message", "graphsafe: " + frame.error}})));
+    return;
+  }
+  if (std::string problem = shapeProblem(frame.body); !problem.empty()) {
+    out.write(serialize(makeError(nullptr, rpc_error::kInvalidRequest, problem)));
+    return;
+  }
+  Queued queued;
+  queued.bytes = frame.body.size();
+  queued.message = json::parse(frame.body, nullptr, /*allow_exceptions=*/false);
+  frame.body = std::string();
+  json& message = queued.message;
+  if (message.is_discarded()) {
+    out.write(
+        serialize(makeError(nullptr, rpc_error::kParseError, "the message is not valid JSON")));
+    return;
+  }
+  if (message.is_object() && message.contains("method") && message["method"] == "$/cancelRequest") {
+    const json* params = message.contains("params") ? &message["params"] : nullptr;
+    if (params != nullptr && params->is_object() && params->contains("id") &&
+        isValidId((*params)["id"])) {
+      std::lock_guard lock(inbox.mutex);
+      auto it = inbox.pending.find((*params)["id"].dump());
+      if (it != inbox.pending.end()) it->second.cancelled = true;
+    }
+    return;
+  }
+  if (classifyMessage(message) == MessageKind::kRequest) queued.request_id = message["id"].dump();
+  std::unique_lock lock(inbox.mutex);
+  inbox.space.wait(lock, [&] {
+    return inbox.messages.empty() || (inbox.messages.size() < kMaxQueuedMessages &&
+                                      inbox.queued_bytes + queued.bytes <= kMaxQueuedBytes);
+  });
+  std::string request_id = queued.request_id;
+  inbox.queued_bytes += queued.bytes;
+  inbox.messages.push_back(std::move(queued));
+  inbox.ready.notify_one();
+  if (!request_id.empty()) ++inbox.pending[request_id].count;
 }
 
 void readMessages(const std::shared_ptr<Inbox>& inbox, const std::shared_ptr<MessageWriter>& out,
                   int fd) {
   MessageReader reader(fd);
-  for (;;) {
-    Frame frame = reader.read();
-    if (frame.kind == Frame::Kind::kEndOfStream) break;
-    if (frame.kind == Frame::Kind::kBadHeader) {
-      out->write(serialize(
-          makeError(nullptr, rpc_error::kParseError, "bad message header: " + frame.error)));
-      continue;
+  for (bool end = false; !end;) {
+    try {
+      readOne(reader, *inbox, *out, end);
+    } catch (const std::bad_alloc&) {
+      // What was allocated for the message is freed by now; the stream goes on after it (or,
+      // when the body could not even be buffered, resynchronizes on the next header).
+      out->write(serialize(makeError(nullptr, rpc_error::kInternalError,
+                                     "out of memory reading a message; it is skipped")));
+    } catch (const std::exception& e) {
+      out->write(serialize(makeError(nullptr, rpc_error::kInternalError,
+                                     std::string("a message could not be read: ") + e.what())));
     }
-    if (nestedTooDeeply(frame.body)) {
-      out->write(serialize(
-          makeError(nullptr, rpc_error::kInvalidRequest, "the message is nested too deeply")));
-      continue;
-    }
-    json message = json::parse(frame.body, nullptr, /*allow_exceptions=*/false);
-    if (message.is_discarded()) {
-      out->write(
-          serialize(makeError(nullptr, rpc_error::kParseError, "the message is not valid JSON")));
-      continue;
-    }
-    if (message.is_object() && message.contains("method") &&
-        message["method"] == "$/cancelRequest") {
-      const json* params = message.contains("params") ? &message["params"] : nullptr;
-      if (params != nullptr && params->is_object() && params->contains("id") &&
-          isValidId((*params)["id"])) {
-        std::lock_guard lock(inbox->mutex);
-        inbox->cancelled.insert((*params)["id"].dump());
-      }
-      continue;
-    }
-    std::lock_guard lock(inbox->mutex);
-    inbox->messages.push_back(std::move(message));
-    inbox->ready.notify_one();
   }
   std::lock_guard lock(inbox->mutex);
   inbox->closed = true;
@@ -143,8 +237,9 @@ class Server {
   Server(std::shared_ptr<MessageWriter> writer, std::shared_ptr<Inbox> inbox)
       : writer_(std::move(writer)), inbox_(std::move(inbox)) {}
 
-  // Handles one message; returns the exit code once the client said `exit`.
-  std::optional<int> handle(const json& message);
+  // Handles one message (`cancelled`: the client cancelled it while it was queued); returns the
+  // exit code once the client said `exit`.
+  std::optional<int> handle(const json& message, bool cancelled);
 
   std::optional<Clock::time_point> analysisDue() const { return due_; }
   void analyzeAndPublish();
@@ -170,9 +265,16 @@ class Server {
   void flush() {
     if (due_) analyzeAndPublish();
   }
-  bool wasCancelled(const json& id) {
-    std::lock_guard lock(inbox_->mutex);
-    return inbox_->cancelled.erase(id.dump()) > 0;
+  // `$/logTrace`, when the client asked for traces (initialize's `trace`, `$/setTrace`).
+  void trace(const std::string& message, const std::string& verbose) {
+    if (trace_ == "off") return;
+    json params = {{"message", message}};
+    if (trace_ == "verbose" && !verbose.empty()) params["verbose"] = verbose;
+    send(makeNotification("$/logTrace", std::move(params)));
+  }
+  void settingsChanged() {
+    settings_.invalidate();
+    settings_changed_ = true;
   }
   std::string uriOf(const std::string& path) const {
     const Document* document = documents_.findByPath(path);
@@ -221,9 +323,16 @@ class Server {
   std::uint64_t next_result_id_ = 0;
   std::uint64_t request_counter_ = 0;
   std::map<std::string, std::string> pending_;  // our requests to the client: id -> purpose
+  std::string trace_ = "off";
+  std::uint64_t analyses_ = 0;
+  // What the last analysis saw: each open document's text (shared, so never reused for another
+  // text), and whether the settings changed since. The same inputs give the same results, so a
+  // run with none changed is skipped and every request is answered from the last one.
+  std::vector<std::pair<std::string, SourceFilePtr>> analyzed_;
+  bool settings_changed_ = true;
 };
 
-std::optional<int> Server::handle(const json& message) {
+std::optional<int> Server::handle(const json& message, bool cancelled) {
   MessageKind kind = classifyMessage(message);
   if (kind == MessageKind::kInvalid) {
     json id = message.is_object() && message.contains("id") ? message["id"] : json(nullptr);
@@ -252,7 +361,7 @@ std::optional<int> Server::handle(const json& message) {
   }
 
   const json& id = message["id"];
-  if (wasCancelled(id)) {
+  if (cancelled) {
     send(makeError(id, rpc_error::kRequestCancelled, "the request was cancelled"));
     return std::nullopt;
   }
@@ -304,8 +413,11 @@ void Server::dispatchNotification(const std::string& method, const json& params)
   } else if (method == "workspace/didChangeConfiguration") {
     didChangeConfiguration(params);
   } else if (method == "workspace/didChangeWatchedFiles") {
-    settings_.invalidate();
+    settingsChanged();
     schedule(Clock::duration::zero());
+  } else if (method == "$/setTrace") {
+    std::string value = stringMember(params, {"value"});
+    if (value == "off" || value == "messages" || value == "verbose") trace_ = value;
   }
   // Anything else (`$/setTrace`, `$/progress`, unknown notifications) is ignored.
 }
@@ -323,6 +435,7 @@ void Server::handleResponse(const json& message) {
          updateClientSettings(message["result"][0], settings_.client())) {
       log(2, "graphsafe: " + warning);
     }
+    settings_changed_ = true;
     schedule(Clock::duration::zero());
   }
 }
@@ -369,6 +482,10 @@ json Server::initialize(const json& params) {
     for (const std::string& warning : updateClientSettings(*options, settings_.client())) {
       log(2, "graphsafe: " + warning);
     }
+  }
+  if (std::string value = stringMember(params, {"trace"});
+      value == "messages" || value == "verbose") {
+    trace_ = value;
   }
   state_ = State::kRunning;
 
@@ -443,7 +560,7 @@ void Server::didSave(const json& params) {
   std::string uri = stringMember(params, {"textDocument", "uri"});
   if (std::optional<std::string> path = pathFromUri(uri);
       path && WorkspaceSettings::isConfigFile(*path)) {
-    settings_.invalidate();
+    settingsChanged();
   }
   schedule(Clock::duration::zero());
 }
@@ -475,7 +592,7 @@ void Server::didChangeConfiguration(const json& params) {
       log(2, "graphsafe: " + warning);
     }
   }
-  settings_.invalidate();
+  settingsChanged();
   schedule(Clock::duration::zero());
 }
 
@@ -536,8 +653,13 @@ json Server::hover(const json& params) {
 
 void Server::analyzeAndPublish() {
   due_.reset();
+  std::vector<std::pair<std::string, SourceFilePtr>> inputs;
+  for (const auto& [uri, document] : documents_.documents()) {
+    inputs.emplace_back(uri, document.source);
+  }
+  if (!settings_changed_ && inputs == analyzed_) return;  // the last results still hold
   std::vector<SourceFilePtr> sources;
-  for (const auto& [uri, document] : documents_.documents()) sources.push_back(document.source);
+  for (const auto& [uri, source] : inputs) sources.push_back(source);
   std::string first = sources.empty() ? std::string() : sources.front()->path();
   std::string config_error;
   EngineOptions options = settings_.engineOptions(first, config_error);
@@ -549,13 +671,22 @@ void Server::analyzeAndPublish() {
   }
   RunResult result;
   if (!sources.empty()) {
+    Clock::time_point started = Clock::now();
     try {
       result = analyzeSources(sources, options);
     } catch (const std::exception& e) {
       log(1, std::string("graphsafe: the analysis failed: ") + e.what());
       return;
     }
+    ++analyses_;
+    auto milliseconds =
+        std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count();
+    trace("graphsafe: analysis " + std::to_string(analyses_) + " of " +
+              std::to_string(sources.size()) + " documents",
+          std::to_string(milliseconds) + " ms");
   }
+  analyzed_ = std::move(inputs);
+  settings_changed_ = false;
 
   std::map<std::string, std::vector<Diagnostic>> by_path;
   for (Diagnostic& diagnostic : result.diagnostics) {
@@ -624,6 +755,7 @@ int runLanguageServer(int input_fd, int output_fd) {
     }
     json message;
     bool have_message = false;
+    bool cancelled = false;
     bool closed = false;
     {
       std::unique_lock lock(inbox->mutex);
@@ -634,15 +766,20 @@ int runLanguageServer(int input_fd, int output_fd) {
         inbox->ready.wait(lock, ready);
       }
       if (!inbox->messages.empty()) {
-        message = std::move(inbox->messages.front());
-        inbox->messages.pop_front();
+        message = inbox->pop(cancelled).message;
         have_message = true;
       } else {
         closed = inbox->closed;
       }
     }
     if (have_message) {
-      if (std::optional<int> code = server.handle(message)) return *code;
+      std::optional<int> code;
+      try {
+        code = server.handle(message, cancelled);
+      } catch (const std::bad_alloc&) {
+        // handle() answers its own failures; this is one while answering (building the error).
+      }
+      if (code) return *code;
     } else if (closed) {
       return server.exitCodeAtEndOfInput();
     }

@@ -55,25 +55,28 @@ bool MessageReader::fill() {
   }
 }
 
-std::optional<std::string> MessageReader::readLine() {
-  std::string line;
-  bool too_long = false;
+std::optional<MessageReader::Line> MessageReader::readLine() {
+  Line line;
+  bool any = false;
   for (;;) {
     while (position_ < buffer_.size()) {
       char c = buffer_[position_++];
+      any = true;
       if (c == '\n') {
-        if (!line.empty() && line.back() == '\r') line.pop_back();
-        return too_long ? std::string("\x01") : line;
+        if (!line.text.empty() && line.text.back() == '\r') line.text.pop_back();
+        return line;
       }
-      if (line.size() < kMaxHeaderLine) {
-        line += c;
-      } else {
-        too_long = true;
+      line.text += c;
+      // Keep the last kMaxHeaderLine bytes of an overlong line: memory stays bounded, and a
+      // header that follows a body sent without one, on the same line, is still seen.
+      if (line.text.size() >= 2 * kMaxHeaderLine) {
+        line.text.erase(0, line.text.size() - kMaxHeaderLine);
+        line.cut = true;
       }
     }
     if (!fill()) {
-      if (line.empty()) return std::nullopt;
-      return too_long ? std::string("\x01") : line;
+      if (!any) return std::nullopt;
+      return line;
     }
   }
 }
@@ -96,7 +99,7 @@ Frame MessageReader::read() {
   std::string problem;
   bool any_header = false;
   for (;;) {
-    std::optional<std::string> line = readLine();
+    std::optional<Line> line = readLine();
     if (!line) {
       if (any_header) {
         frame.kind = Frame::Kind::kBadHeader;
@@ -106,15 +109,14 @@ Frame MessageReader::read() {
       frame.kind = Frame::Kind::kEndOfStream;
       return frame;
     }
-    if (line->empty()) {
+    if (line->text.empty() && !line->cut) {
       if (!any_header) continue;  // stray blank lines between messages
       break;
     }
     any_header = true;
-    std::string_view text = *line;
-    if (text == "\x01") {
+    std::string_view text = line->text;
+    if (line->cut) {
       problem = "a header line is longer than " + std::to_string(kMaxHeaderLine) + " bytes";
-      continue;
     }
     // A body sent without a header block ends up glued to the next header: resynchronize on
     // the header name wherever it appears.
@@ -126,7 +128,7 @@ Frame MessageReader::read() {
       }
     }
     if (at != std::string_view::npos) {
-      if (at > 0) problem = "data outside a message before a header";
+      if (at > 0 || line->cut) problem = "data outside a message before a header";
       std::string_view value = trim(text.substr(at + kLengthHeader.size()));
       std::size_t parsed = 0;
       auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), parsed);
@@ -137,7 +139,7 @@ Frame MessageReader::read() {
         length = parsed;
         have_length = true;
       }
-    } else if (!startsWithNoCase(text, "Content-Type:")) {
+    } else if (!line->cut && !startsWithNoCase(text, "Content-Type:")) {
       std::size_t colon = text.find(':');
       if (colon == std::string_view::npos || colon == 0) {
         problem = "not a header: '" + std::string(text.substr(0, 40)) + "'";
@@ -151,9 +153,19 @@ Frame MessageReader::read() {
     return frame;
   }
   if (length > kMaxBody) {
-    readExactly(length, nullptr);
-    frame.kind = Frame::Kind::kBadHeader;
-    frame.error = "a message of " + std::to_string(length) + " bytes is over the limit";
+    // Refused without reading the body. Reading past it would mean trusting the length: a
+    // client that declared 10 GiB and sent a 60-byte message would lose every later message
+    // while the server waited for bytes that never come. So, as clangd does, the message is
+    // dropped and whatever follows the header block is read as the next header block: when
+    // the body was not sent, the next message is read as usual; when it was, its bytes are
+    // scanned, in bounded memory (readLine keeps at most kMaxHeaderLine bytes of a line), until
+    // the `Content-Length:` of the next message, which readLine finds even when it is glued to
+    // the end of the body. A body that itself holds a header line can still confuse this, as
+    // it would any resynchronizing reader.
+    frame.kind = Frame::Kind::kTooLarge;
+    frame.length = length;
+    frame.error = "a message of " + std::to_string(length) + " bytes is over the limit of " +
+                  std::to_string(kMaxBody) + " bytes; it is skipped";
     return frame;
   }
   frame.body.reserve(length);

@@ -2,7 +2,12 @@
 
 // LSP base protocol framing over a pair of file descriptors: `Content-Length: N` headers, a
 // blank line, then N bytes of JSON. Reading tolerates malformed headers and resynchronizes on
-// the next `Content-Length:`; writing is serialized so that any thread may send.
+// the next `Content-Length:`; writing is serialized so that any thread may send, and blocks
+// while the peer does not read (the back-pressure: a producer waits, nothing queues up).
+//
+// Memory is bounded whatever the peer sends: a header line keeps at most kMaxHeaderLine bytes
+// (its tail, so that a header glued to the end of a long line is still found), and a body over
+// kMaxBody is never read (see MessageReader::read).
 
 #include <cstddef>
 #include <mutex>
@@ -13,10 +18,11 @@ namespace graphsafe::lsp {
 
 // One read from the transport: a message body, or a framing problem to report.
 struct Frame {
-  enum class Kind { kMessage, kBadHeader, kEndOfStream };
+  enum class Kind { kMessage, kBadHeader, kTooLarge, kEndOfStream };
   Kind kind = Kind::kEndOfStream;
-  std::string body;   // kMessage: the JSON text
-  std::string error;  // kBadHeader: what was wrong
+  std::string body;        // kMessage: the JSON text
+  std::string error;       // kBadHeader, kTooLarge: what was wrong
+  std::size_t length = 0;  // kTooLarge: the refused Content-Length
 };
 
 class MessageReader {
@@ -26,13 +32,19 @@ class MessageReader {
   // Blocks until a whole message, a bad header block, or the end of the stream.
   Frame read();
 
-  // Headers and bodies larger than these are refused (the body is skipped, not kept).
+  // Header lines longer than this are cut (their tail is kept); a body longer than kMaxBody is
+  // refused without reading it. Real LSP messages are far smaller: a 64 MiB document is
+  // already more than graphsafe analyzes (its source size limit is 8 MiB).
   static constexpr std::size_t kMaxHeaderLine = 8 * 1024;
-  static constexpr std::size_t kMaxBody = 256u << 20;
+  static constexpr std::size_t kMaxBody = std::size_t{64} << 20;
 
  private:
-  // One header line without its terminator; nullopt at the end of the stream.
-  std::optional<std::string> readLine();
+  struct Line {
+    std::string text;  // without its terminator; for a cut line, its last bytes
+    bool cut = false;
+  };
+  // One header line; nullopt at the end of the stream.
+  std::optional<Line> readLine();
   bool fill();
   bool readExactly(std::size_t count, std::string* into);
 

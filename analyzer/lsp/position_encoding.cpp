@@ -75,7 +75,21 @@ PositionEncoding negotiatePositionEncoding(const std::vector<std::string_view>& 
 std::uint32_t byteColumn(std::string_view line, std::uint32_t character,
                          PositionEncoding encoding) {
   if (encoding == PositionEncoding::kUtf8) {
-    return std::min<std::uint32_t>(character, static_cast<std::uint32_t>(line.size()));
+    // A byte offset inside a multi-byte character points at the character's start, so that an
+    // edit never splits one (the text stays valid UTF-8); only the bytes before it are walked.
+    std::size_t limit = std::min<std::size_t>(character, line.size());
+    auto continuation = [&](std::size_t i) {
+      return (static_cast<unsigned char>(line[i]) & 0xC0) == 0x80;
+    };
+    if (limit < line.size() && continuation(limit)) {
+      for (std::size_t start = limit; start > 0 && limit - start < 3;) {
+        --start;
+        if (continuation(start)) continue;
+        if (start + sequenceLength(line, start) > limit) return static_cast<std::uint32_t>(start);
+        break;
+      }
+    }
+    return static_cast<std::uint32_t>(limit);
   }
   std::size_t at = 0;
   std::uint32_t units = 0;

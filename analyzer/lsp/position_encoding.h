@@ -20,7 +20,9 @@ std::optional<PositionEncoding> parsePositionEncoding(std::string_view name);
 // conversion), else utf-16, which every client supports.
 PositionEncoding negotiatePositionEncoding(const std::vector<std::string_view>& offered);
 
-// The byte column of `character` units into `line`; past the end clamps to the line's length.
+// The byte column of `character` units into `line`; past the end clamps to the line's length,
+// and a column inside a character (a UTF-8 byte offset inside a multi-byte sequence, a UTF-16
+// offset between the halves of a surrogate pair) to the character's start.
 std::uint32_t byteColumn(std::string_view line, std::uint32_t character, PositionEncoding encoding);
 
 // The number of units in the first `byte_column` bytes of `line` (clamped to the line).
