@@ -412,6 +412,8 @@ TEST(LspLoadTest, AMillionCancellationsForUnknownIdsLeaveNothingBehind) {
   ASSERT_GT(before, 0);
   // A set of a million ids would take 60 MB and more.
   EXPECT_LT(after, before + 16 * 1024) << "RSS grew from " << before << " KiB to " << after;
+  RecordProperty("rss_before_kib", std::to_string(before));
+  RecordProperty("rss_after_kib", std::to_string(after));
   server.send(request(next_id, "shutdown", nullptr));
   ASSERT_TRUE(server.response(next_id));
   server.send(notification("exit", nullptr));
@@ -466,6 +468,9 @@ TEST(LspLoadTest, AClientThatNeverReadsDoesNotGrowTheServer) {
   EXPECT_LT(after, before + 64 * 1024) << "RSS grew from " << before << " KiB to " << after
                                        << " KiB after " << sent_when_measured << " unread requests";
   EXPECT_LT(sent_when_measured, kRequests) << "the server never pushed back";
+  RecordProperty("rss_before_kib", std::to_string(before));
+  RecordProperty("rss_after_kib", std::to_string(after));
+  RecordProperty("requests_sent", std::to_string(sent_when_measured));
 }
 
 TEST(LspLoadTest, FiftyThousandRequestsAfterAChangeAreAnsweredFromOneAnalysis) {
