@@ -257,7 +257,7 @@ void FunctionLowering::setBinding(std::string_view name, ExprInfo info) {
 void FunctionLowering::bindTarget(TSNode target, const ExprInfo& info, TSNode value,
                                   bool augmented) {
   target = unparenthesize(file_.pool, target);
-  if (isNull(target) || depth_ >= kMaxNestingDepth) return;
+  if (isNull(target) || tooDeep(target)) return;
   noteOptimizerBinding(target, value);
   DepthGuard guard(depth_);
   TSSymbol symbol = ts_node_symbol(target);
@@ -512,8 +512,17 @@ void FunctionLowering::bindLoopTarget(TSNode target, TSNode iterable, const Expr
 
 // ---- statements ------------------------------------------------------------------------------
 
+bool FunctionLowering::tooDeep(TSNode node) {
+  if (depth_ < kMaxNestingDepth) return false;
+  // What is nested deeper is not analyzed: the file says so once, at the first place.
+  if (file_.nesting_cut_line < 0) {
+    file_.nesting_cut_line = static_cast<std::int32_t>(ts_node_start_point(node).row);
+  }
+  return true;
+}
+
 void FunctionLowering::lowerBlock(TSNode block) {
-  if (isNull(block) || depth_ >= kMaxNestingDepth) return;
+  if (isNull(block) || tooDeep(block)) return;
   DepthGuard guard(depth_);
   std::size_t eager_from = events_.size();
   bool eager = false;
@@ -549,7 +558,7 @@ void FunctionLowering::lowerConditionalBlock(TSNode block) {
 }
 
 void FunctionLowering::lowerStatement(TSNode node) {
-  if (depth_ >= kMaxNestingDepth) return;
+  if (tooDeep(node)) return;
   DepthGuard guard(depth_);
   TSSymbol symbol = ts_node_symbol(node);
   if (symbol == g_.expression_statement) {
@@ -619,7 +628,7 @@ void FunctionLowering::lowerExpressionStatement(TSNode node) {
 }
 
 ExprInfo FunctionLowering::lowerAssignment(TSNode node) {
-  if (depth_ >= kMaxNestingDepth) return {};
+  if (tooDeep(node)) return {};
   DepthGuard guard(depth_);
   TSNode left = field(node, g_.f_left);
   TSNode right = field(node, g_.f_right);
@@ -896,7 +905,7 @@ void FunctionLowering::lowerMatch(TSNode node) {
 // ---- expressions -----------------------------------------------------------------------------
 
 ExprInfo FunctionLowering::eval(TSNode node) {
-  if (isNull(node) || depth_ >= kMaxNestingDepth) return {};
+  if (isNull(node) || tooDeep(node)) return {};
   DepthGuard guard(depth_);
   ExprInfo info = dispatch(node);
   // A flag the configuration declares as "is the stream being captured?" (capture-flags).
@@ -1000,7 +1009,7 @@ ExprInfo FunctionLowering::evalChildren(TSNode node) {
 
 ExprInfo FunctionLowering::condition(TSNode node) {
   node = unparenthesize(file_.pool, node);
-  if (isNull(node) || depth_ >= kMaxNestingDepth) return {};
+  if (isNull(node) || tooDeep(node)) return {};
   DepthGuard guard(depth_);
   TSSymbol symbol = ts_node_symbol(node);
   if (symbol == g_.boolean_operator) {

@@ -56,6 +56,10 @@ class FileLowering {
   std::unordered_map<FunctionId, bool> raises_under_capture;
   std::unordered_map<FunctionId, bool> returns_capture_query;
 
+  // The first line (0-based) of code nested past the analysis's bound, which is not analyzed;
+  // -1 when none is.
+  std::int32_t nesting_cut_line = -1;
+
   // Final bindings of each function, for closures and module globals.
   std::vector<Bindings> final_bindings;
 

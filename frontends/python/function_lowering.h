@@ -172,6 +172,8 @@ class FunctionLowering {
   bool isExtraSyncFunction(std::string_view qualified) const;
   bool isUnshadowedBuiltin(TSNode function, std::string_view name) const;
   // ---- branches on "is the stream capturing?" (capture_queries.cpp) ----
+  // Past the analysis's nesting bound (syntax.h): true, and the file notes the first place.
+  bool tooDeep(TSNode node);
   bool returnsCaptureQuery(FunctionId function) const;  // memoized in file_
   bool bodyReturnsCaptureQuery(FunctionId function) const;
   // ---- code that runs only when not capturing (eager_blocks.cpp) ----

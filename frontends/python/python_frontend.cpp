@@ -306,7 +306,16 @@ class PythonFrontend final : public Frontend {
     index.module = std::move(module);
     python::collectDeclarations(root, pool, source_text, index, model);
     python::resolveClassBases(pool, source_text, index);
-    python::FileLowering(root, source_text, pool, index, model, settings).run();
+    python::FileLowering lowering(root, source_text, pool, index, model, settings);
+    lowering.run();
+    if (lowering.nesting_cut_line >= 0) {
+      model.notices.push_back(
+          {source.path(), lowering.nesting_cut_line,
+           "code nested deeper than the analysis follows (" +
+               std::to_string(python::kMaxNestingDepth) +
+               " levels of statements and expressions) was not analyzed; findings in it are "
+               "missed"});
+    }
   }
 };
 
