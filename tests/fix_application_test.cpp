@@ -1,6 +1,6 @@
 // `--fix` and `--diff`: GS203's `.clone()` applied to the file, shown as a unified diff, never
 // written over a file that changed since it was analyzed.
-#include "analyzer/cli/fix_application.h"
+#include "analyzer/engine/fix_application.h"
 
 #include <gtest/gtest.h>
 

@@ -176,6 +176,57 @@ TEST_F(LspSessionTest, PushDiagnosticsCodeActionsAndHover) {
   finish(client);
 }
 
+TEST_F(LspSessionTest, FixAllAppliesEverySafeFixOfTheDocument) {
+  LspClient client(GRAPHSAFE_BINARY, tree_.path());
+  json result = start(client, json::object());
+  EXPECT_NE(result["capabilities"]["codeActionProvider"]["codeActionKinds"].dump().find(
+                "source.fixAll.graphsafe"),
+            std::string::npos);
+  const std::string kept =
+      "import torch\n"
+      "x = torch.zeros(1, device=\"cuda\")\n"
+      "g = torch.cuda.CUDAGraph()\n"
+      "with torch.cuda.graph(g):\n"
+      "    y = x * 2\n"
+      "    z = x + 1\n"
+      "ys, zs = [], []\n"
+      "for i in range(3):\n"
+      "    g.replay()\n"
+      "    ys.append(y)\n"
+      "    zs.append(z)\n";
+  open(client, "kept.py", kept);
+  std::optional<json> published = diagnosticsFor(client, "kept.py");
+  ASSERT_TRUE(published);
+  // On save, editors ask for source.fixAll only: one action with both clones, no quick fixes.
+  int id = client.request("textDocument/codeAction",
+                          {{"textDocument", {{"uri", uri("kept.py")}}},
+                           {"range", range(0, 0, 0, 0)},
+                           {"context", {{"diagnostics", json::array()},
+                                        {"only", json::array({"source.fixAll"})}}}});
+  std::optional<json> actions = client.response(id);
+  ASSERT_TRUE(actions);
+  ASSERT_EQ((*actions)["result"].size(), 1u) << actions->dump(2);
+  const json& fix_all = (*actions)["result"][0];
+  EXPECT_EQ(fix_all["kind"], "source.fixAll.graphsafe");
+  EXPECT_EQ(fix_all["diagnostics"].size(), 2u);
+  const json& edits = fix_all["edit"]["changes"][uri("kept.py")];
+  ASSERT_EQ(edits.size(), 2u) << fix_all.dump(2);
+  EXPECT_EQ(edits[0]["newText"], ".clone()");
+  EXPECT_EQ(edits[0]["range"], range(9, 15, 9, 15));
+  EXPECT_EQ(edits[1]["range"], range(10, 15, 10, 15));
+  // Asked for quick fixes only, there is no fix-all action.
+  id = client.request("textDocument/codeAction",
+                      {{"textDocument", {{"uri", uri("kept.py")}}},
+                       {"range", range(9, 15, 9, 15)},
+                       {"context", {{"diagnostics", json::array()},
+                                    {"only", json::array({"quickfix"})}}}});
+  actions = client.response(id);
+  ASSERT_TRUE(actions);
+  for (const json& action : (*actions)["result"]) EXPECT_EQ(action["kind"], "quickfix");
+  EXPECT_FALSE((*actions)["result"].empty());
+  finish(client);
+}
+
 TEST_F(LspSessionTest, Utf8PositionsWhenOffered) {
   LspClient client(GRAPHSAFE_BINARY, tree_.path());
   json result = start(client, {{"general", {{"positionEncodings", {"utf-16", "utf-8"}}}}});

@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "analyzer/baseline/baseline.h"
-#include "analyzer/cli/fix_application.h"
+#include "analyzer/engine/fix_application.h"
 #include "analyzer/catalog/rule_catalog.h"
 #include "analyzer/config/apply_config.h"
 #include "analyzer/config/config.h"

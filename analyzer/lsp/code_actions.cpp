@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "analyzer/engine/fix_application.h"
 #include "analyzer/engine/suppressions.h"
 #include "analyzer/lsp/document_store.h"
 
@@ -90,10 +91,42 @@ std::optional<TextEdit> suppressionEdit(const SourceFile& file, std::uint32_t li
   return edit;
 }
 
+ActionKinds requestedKinds(const nlohmann::json* only) {
+  if (only == nullptr || !only->is_array() || only->empty()) return {};
+  // A kind asked for covers the kinds below it: "source" covers "source.fixAll.graphsafe".
+  auto covers = [](std::string_view asked, std::string_view kind) {
+    return kind == asked || (kind.starts_with(asked) && kind[asked.size()] == '.');
+  };
+  ActionKinds kinds{false, false};
+  for (const nlohmann::json& kind : *only) {
+    if (!kind.is_string()) continue;
+    const std::string& asked = kind.get_ref<const std::string&>();
+    kinds.quick_fixes = kinds.quick_fixes || covers(asked, "quickfix");
+    kinds.fix_all = kinds.fix_all || covers(asked, kFixAllKind);
+  }
+  return kinds;
+}
+
 nlohmann::json codeActionsFor(const std::string& uri, const std::vector<Diagnostic>& diagnostics,
                               std::uint32_t begin, std::uint32_t end, PositionEncoding encoding,
-                              const UriOfPath& uri_of) {
+                              const UriOfPath& uri_of, ActionKinds kinds) {
   nlohmann::json actions = nlohmann::json::array();
+  if (kinds.fix_all) {
+    RunResult document;
+    document.diagnostics = diagnostics;
+    std::vector<FileFix> fixes = collectFixes(document);
+    if (fixes.size() == 1) {
+      nlohmann::json fixed = nlohmann::json::array();
+      for (std::size_t index : fixes[0].diagnostics) {
+        fixed.push_back(toLspDiagnostic(diagnostics[index], encoding, uri_of));
+      }
+      actions.push_back({{"title", "Apply every safe graphsafe fix in this file"},
+                         {"kind", kFixAllKind},
+                         {"diagnostics", std::move(fixed)},
+                         {"edit", workspaceEdit(uri, *fixes[0].file, fixes[0].edits, encoding)}});
+    }
+  }
+  if (!kinds.quick_fixes) return actions;
   // One suppression per rule and line, however many findings share them.
   std::set<std::pair<std::string, std::uint32_t>> offered;
   for (const Diagnostic& diagnostic : diagnostics) {

@@ -493,7 +493,7 @@ json Server::initialize(const json& params) {
       {"positionEncoding", positionEncodingName(encoding_)},
       {"textDocumentSync",
        {{"openClose", true}, {"change", 2}, {"save", {{"includeText", false}}}}},
-      {"codeActionProvider", {{"codeActionKinds", json::array({"quickfix"})}}},
+      {"codeActionProvider", {{"codeActionKinds", json::array({"quickfix", kFixAllKind})}}},
       {"hoverProvider", true},
   };
   if (pull_) {
@@ -637,7 +637,8 @@ json Server::codeAction(const json& params) {
   auto findings = findings_.find(uri);
   if (findings == findings_.end()) return json::array();
   return codeActionsFor(uri, findings->second, begin, end, encoding_,
-                        [this](const std::string& path) { return uriOf(path); });
+                        [this](const std::string& path) { return uriOf(path); },
+                        requestedKinds(member(params, {"context", "only"})));
 }
 
 json Server::hover(const json& params) {

@@ -1,4 +1,4 @@
-#include "analyzer/cli/fix_application.h"
+#include "analyzer/engine/fix_application.h"
 
 #include <algorithm>
 #include <map>
