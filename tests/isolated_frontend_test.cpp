@@ -209,9 +209,10 @@ TEST(IsolatedFrontend, AMemoryLimitStopsTheChild) {
 }
 #endif
 
+#if !defined(__SANITIZE_ADDRESS__)
+// (AddressSanitizer's allocator may be locked by another thread at the fork; the C++ frontend,
+// the only user of these children, is not part of the sanitizer build.)
 TEST(IsolatedFrontend, ManyChildrenAtOnceDoNotWaitOnEachOther) {
-  EngineOptions options;
-  options.jobs = 4;
   auto frontend = isolateFrontend(std::make_unique<StandIn>(StandIn::Act::kLower));
   std::vector<FileModel> models(16);
   std::vector<std::jthread> threads;
@@ -229,6 +230,7 @@ TEST(IsolatedFrontend, ManyChildrenAtOnceDoNotWaitOnEachOther) {
     EXPECT_EQ(models[i].source->path(), "k" + std::to_string(i) + ".cu");
   }
 }
+#endif
 
 // The reproductions, through the real C++ frontend.
 class CxxFrontendReproduction : public ::testing::Test {
