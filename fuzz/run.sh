@@ -13,7 +13,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${GRAPHSAFE_FUZZ_BUILD_DIR:-$root/build-fuzz}"
 jobs="${GRAPHSAFE_BUILD_JOBS:-$(nproc)}"
-targets=(python_analysis config_yaml config_toml suppression_comment cuda_prefilter lsp_reader)
+targets=(python_analysis config_yaml config_toml suppression_comment cuda_prefilter lsp_reader cuda_unit)
 
 usage() {
   sed -n '2,9p' "$0"
@@ -35,7 +35,7 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
   CC=clang-19 CXX=clang++-19 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
-    -DGRAPHSAFE_FUZZ=ON -DGRAPHSAFE_TESTS=OFF -DGRAPHSAFE_CUDA_FRONTEND=OFF >/dev/null
+    -DGRAPHSAFE_FUZZ=ON -DGRAPHSAFE_TESTS=OFF -DGRAPHSAFE_CUDA_FRONTEND=ON >/dev/null
 fi
 # GRAPHSAFE_FUZZ_NO_BUILD=1 runs the binary as it is (while another build uses the tree).
 if [ -z "${GRAPHSAFE_FUZZ_NO_BUILD:-}" ]; then
@@ -63,6 +63,7 @@ case "$target" in
   config_toml) flags+=(-dict="$root/fuzz/dictionaries/config.dict") ;;
   suppression_comment) flags+=(-dict="$root/fuzz/dictionaries/suppression.dict") ;;
   cuda_prefilter) flags+=(-dict="$root/fuzz/dictionaries/cuda.dict") ;;
+  cuda_unit) flags+=(-max_len=8192 -dict="$root/fuzz/dictionaries/cuda.dict") ;;
 esac
 
 # New inputs go to the first directory (the working corpus); the seeds are read only.

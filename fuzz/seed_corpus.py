@@ -101,7 +101,7 @@ def main():
         # Pairs of files (split on NUL by the target) for calls across files.
         for first, second in zip(sources, sources[1:]):
             write(out, "pair", first.read_bytes() + b"\0" + second.read_bytes())
-    elif target == "cuda_prefilter":
+    elif target in ("cuda_prefilter", "cuda_unit"):
         for source in cuda_sources(root):
             write(out, source.stem, source.read_bytes())
     elif target == "suppression_comment":
