@@ -28,11 +28,13 @@ using CreateFrontend = Frontend* (*)(std::uint64_t abi);
 // optional module lands there too (scripts/build_wheel.py).
 constexpr const char* kInstalledModuleDir = "../lib/graphsafe";
 
+#ifdef GRAPHSAFE_CUDA_MODULE_BUILD_PATH
 // Whether `path` is `directory` or lies under it (both canonical).
 bool isWithin(const fs::path& path, const fs::path& directory) {
   return std::mismatch(directory.begin(), directory.end(), path.begin(), path.end()).first ==
          directory.end();
 }
+#endif
 
 // Where to look, in order: $GRAPHSAFE_CUDA_FRONTEND (the module, or its directory), next to the
 // running executable (the build tree, or both copied together), PREFIX/lib/graphsafe for a binary
