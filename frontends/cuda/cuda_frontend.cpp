@@ -20,6 +20,7 @@
 #include <exception>
 #include <filesystem>
 #include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -227,6 +228,8 @@ class CudaFrontend final : public Frontend {
   FileModel analyze(const SourceFilePtr& source, const AnalysisSettings& settings) const override {
     try {
       return analyzeOrThrow(source, settings);
+    } catch (const std::bad_alloc&) {
+      throw;  // the memory bound: the process that runs this file says so (isolated_frontend.h)
     } catch (const std::exception& error) {
       return failed(source, std::string("could not analyze this C++ file: ") + error.what());
     } catch (...) {
