@@ -287,6 +287,58 @@ void every_iteration(float* x, cudaStream_t s, int steps) {
   EXPECT_EQ(again[0]->args[1].kind, ValueKind::kUnknown);  // captured anew each time
 }
 
+// A loop that captures on its first iteration only: what a local computed in the body reads
+// decides whether the launch argument varies between the launches that skip the capture.
+TEST_P(CudaFrontendTest, LazyCaptureValuesComputedPerIteration) {
+  FileModel model = analyze(std::string(kKernels) + R"(
+int next(int);
+void run(float* x, cudaStream_t s, int steps, int base) {
+  cudaGraph_t graph;
+  cudaGraphExec_t exec = nullptr;
+  int carried = 0;
+  for (int step = 0; step < steps; ++step) {
+    int derived = next(step) + 1;
+    int same = base * 2;
+    carried += 3;
+    if (exec == nullptr) {
+      cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+      k2<<<1, 1, 0, s>>>(x, derived, 1.0f);
+      k2<<<1, 1, 0, s>>>(x, same, 1.0f);
+      k2<<<1, 1, 0, s>>>(x, carried, 1.0f);
+      cudaStreamEndCapture(s, &graph);
+      cudaGraphInstantiate(&exec, graph, 0);
+    }
+    cudaGraphLaunch(exec, s);
+  }
+}
+void refreshed(float* x, cudaStream_t s, int steps, cudaGraphNode_t node,
+               const cudaKernelNodeParams* params) {
+  cudaGraph_t graph;
+  cudaGraphExec_t exec = nullptr;
+  for (int step = 0; step < steps; ++step) {
+    int derived = step + 1;
+    if (!exec) {
+      cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+      k2<<<1, 1, 0, s>>>(x, derived, 1.0f);
+      cudaStreamEndCapture(s, &graph);
+      cudaGraphInstantiate(&exec, graph, 0);
+    }
+    cudaGraphExecKernelNodeSetParams(exec, node, params);
+    cudaGraphLaunch(exec, s);
+  }
+}
+)");
+  auto ops = events(function(model, "run"), EventKind::kTensorOp);
+  ASSERT_EQ(ops.size(), 3u);
+  EXPECT_EQ(ops[0]->args[1].kind, ValueKind::kHostVarying);
+  EXPECT_EQ(ops[0]->args[1].origin, ValueOrigin::kReassigned);
+  EXPECT_EQ(ops[1]->args[1].kind, ValueKind::kUnknown);  // the same every iteration
+  EXPECT_EQ(ops[2]->args[1].kind, ValueKind::kHostVarying);
+  auto updated = events(function(model, "refreshed"), EventKind::kTensorOp);
+  ASSERT_EQ(updated.size(), 1u);
+  EXPECT_EQ(updated[0]->args[1].kind, ValueKind::kUnknown);  // node parameters set anew
+}
+
 TEST_P(CudaFrontendTest, RelaxedCapturePermitsAllocation) {
   FileModel model = analyze(std::string(kKernels) + R"(
 void run(cudaStream_t s, cudaGraph_t* graph) {

@@ -28,6 +28,7 @@ using clang::isa;
 
 constexpr std::size_t kMaxTextLength = 120;
 constexpr int kMaxDepth = 16;
+constexpr int kMaxWalk = 256;  // nodes one expression walk visits
 constexpr std::size_t kMaxSignatureNodes = 20000;
 
 std::string pointerKey(char tag, const void* pointer) {
@@ -413,6 +414,14 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
         polarity_[var->getCanonicalDecl()] = polarity;
       }
     }
+    // A local initialized in a loop body takes a new value on every iteration: what that value
+    // reads decides whether it varies (the region builder's variesPerIteration).
+    if (var->isLocalVarDecl() && var->hasLocalStorage() && init != nullptr) {
+      RawItem& item = addItem(ItemRole::kAssign, EventKind::kBind, init, "");
+      item.var = pointerId(var->getCanonicalDecl());
+      item.sources = sourcesOf(init);
+      item.declaration = true;
+    }
     if (isStreamType(var->getType())) {
       StreamRef ref = classifyStream(init, 0);
       if (ref.kind != StreamKind::kOther && ref.kind != StreamKind::kMissing) {
@@ -775,6 +784,30 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
     }
     if (all_constant) constant(facts, ValueOrigin::kLiteral);
     return facts;
+  }
+
+  // Every host variable (local, parameter, member of this object) an expression reads, calls'
+  // arguments included: what a value assigned from it may vary with. Bounded, as all walks here.
+  std::vector<VarUse> sourcesOf(const clang::Expr* expr) const {
+    std::vector<VarUse> sources;
+    llvm::SmallVector<const clang::Stmt*, 16> pending;
+    if (expr != nullptr) pending.push_back(expr);
+    for (int visited = 0; !pending.empty() && visited < kMaxWalk; ++visited) {
+      const clang::Stmt* stmt = pending.pop_back_val();
+      if (const auto* ref = dyn_cast<clang::DeclRefExpr>(stmt)) {
+        if (const auto* var = dyn_cast<clang::VarDecl>(ref->getDecl())) {
+          sources.push_back({pointerId(var->getCanonicalDecl()), loopOf(var)});
+        }
+      } else if (const auto* member = dyn_cast<clang::MemberExpr>(stmt);
+                 member != nullptr &&
+                 isa<clang::CXXThisExpr>(member->getBase()->IgnoreParenImpCasts())) {
+        sources.push_back({pointerId(member->getMemberDecl()->getCanonicalDecl()), -1});
+      }
+      for (const clang::Stmt* child : stmt->children()) {
+        if (child != nullptr) pending.push_back(child);
+      }
+    }
+    return sources;
   }
 
   template <class Args>
@@ -1337,6 +1370,11 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
         item.text = pathOf(out);
         break;
       }
+      case ApiRole::kExecUpdate: {
+        RawItem& item = addItem(ItemRole::kExecUpdate, EventKind::kCall, call, name);
+        item.key = pathOf(argument(call, 0));
+        break;
+      }
       case ApiRole::kStreamCreate:
         if (out != nullptr) {
           const clang::Expr* target = pointee(out);
@@ -1437,6 +1475,8 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
       const clang::VarDecl* canonical = var->getCanonicalDecl();
       RawItem& item = addItem(ItemRole::kAssign, EventKind::kBind, whole, "");
       item.var = pointerId(canonical);
+      item.sources = sourcesOf(value);
+      if (!plain_assignment) item.sources.push_back({item.var, loopOf(var)});
       if (plain_assignment && var->getType()->isPointerType()) {
         RawItem& bind = addEvent(EventKind::kBind, whole, "=", var->getNameAsString());
         bind.event.subject.kind = ValueKind::kTensor;
@@ -1467,6 +1507,8 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
         const clang::Decl* field = member->getMemberDecl()->getCanonicalDecl();
         RawItem& item = addItem(ItemRole::kAssign, EventKind::kBind, whole, "");
         item.var = pointerId(field);
+        item.sources = sourcesOf(value);
+        if (!plain_assignment) item.sources.push_back({item.var, -1});
         if (plain_assignment && member->getType()->isPointerType()) {
           RawItem& bind = addEvent(EventKind::kBind, whole, "=", textOf(member));
           bind.event.subject.kind = ValueKind::kTensor;

@@ -28,6 +28,7 @@ enum class ApiRole : std::uint8_t {
   kHandleCreate,  // creates a cuBLAS/cuDNN handle into `out_arg`
   kHandleStream,  // binds the handle at argument 0 to the stream at `stream_arg`
   kInstantiate,   // makes the executable graph `out_arg` from the graph at argument 1
+  kExecUpdate,    // sets node parameters of (or a new graph into) the executable at argument 0
 };
 
 struct ApiInfo {

@@ -64,6 +64,7 @@ enum class ItemRole : std::uint8_t {
   kHandleStream,  // library handle `key` bound to `stream` (cublasSetStream, cudnnSetStream)
   kHandleUse,     // library call through handle `key`; `event` is its kTensorOp
   kInstantiate,   // the graph `key` instantiated into the executable graph `text`
+  kExecUpdate,    // the executable graph `key` given new node parameters (or a new graph)
 };
 
 // A host variable an argument reads, and the for loop (index into RawFunction::loops) whose
@@ -80,6 +81,11 @@ struct RawItem {
   std::string key;
   std::string text;
   std::uint64_t var = 0;
+  // kAssign: the host variables the new value reads (the variable itself for `+=` and `++`),
+  // each with the loop whose variable it is, as for arg_vars.
+  std::vector<VarUse> sources;
+  // kAssign: the variable's declaration, with its initializer.
+  bool declaration = false;
   // kCall: the callee's identity when it is defined in this translation unit.
   std::string callee_key;
   // kCall of the project's own function: the streams it passes to stream-typed parameters.

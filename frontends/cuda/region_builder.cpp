@@ -130,6 +130,9 @@ struct Span {
 // The key the capture stream has inside its region (no variable key can start with "@").
 const std::string kCaptureKey = "@capture";
 
+// How many variables deep variesPerIteration follows what a value is computed from.
+constexpr int kMaxSourceDepth = 4;
+
 class FunctionLowering {
  public:
   FunctionLowering(RawFunction& raw, FileModel& model, const UnitFacts& facts, bool extension_code)
@@ -387,17 +390,19 @@ class FunctionLowering {
     if (region.kind != RegionKind::kStreamCapture && region.kind != RegionKind::kCaptureBeginEnd) {
       return;
     }
+    if (refreshedAfter(*span)) return;
     for (std::size_t i = 0; i < item.event.args.size() && i < item.arg_vars.size(); ++i) {
       Value& value = item.event.args[i];
       if (value.kind != ValueKind::kUnknown) continue;
       for (const VarUse& use : item.arg_vars[i]) {
         if (use.loop >= 0 && static_cast<std::size_t>(use.loop) < raw_.loops.size() &&
-            capturedOnceIn(raw_.loops[static_cast<std::size_t>(use.loop)], *span)) {
+            capturedOnceIn(raw_.loops[static_cast<std::size_t>(use.loop)], *span) &&
+            !launchedOnlyWhereCaptured(raw_.loops[static_cast<std::size_t>(use.loop)], *span)) {
           value.kind = ValueKind::kHostVarying;
           value.origin = ValueOrigin::kLoopVariable;
           break;
         }
-        if (reassignedAfter(use.var, *span)) {
+        if (reassignedAfter(use.var, *span) || variesPerIteration(use.var, *span, 0)) {
           value.kind = ValueKind::kHostVarying;
           value.origin = ValueOrigin::kReassigned;
           break;
@@ -411,6 +416,102 @@ class FunctionLowering {
   static bool capturedOnceIn(const RawLoop& loop, const Span& span) {
     if (!contains(loop.begin, loop.end, span.begin)) return false;
     return !(span.block_begin == loop.body_begin && span.block_end == loop.body_end);
+  }
+
+  // The program gives the executable graph new node parameters (cudaGraphExecUpdate,
+  // cudaGraphExecKernelNodeSetParams...) after the capture, or in a loop around it: which values
+  // that refreshes is not known, so none is called frozen.
+  bool refreshedAfter(const Span& span) const {
+    const std::string& handle = model_.regions[static_cast<std::size_t>(span.index)].handle;
+    for (const RawItem& update : raw_.items) {
+      if (update.role != ItemRole::kExecUpdate) continue;
+      if (!update.key.empty() && !handle.empty() && update.key != handle) continue;
+      std::uint32_t at = offsetOf(update);
+      if (at > span.end) return true;
+      for (const RawLoop& loop : raw_.loops) {
+        if (capturedOnceIn(loop, span) && contains(loop.begin, loop.end, at) &&
+            !contains(span.block_begin, span.block_end, at)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  // A launch in the loop outside the block that captures: iterations that skip the capture
+  // launch what an earlier one captured.
+  bool launchedWithoutCapture(const RawLoop& loop, const Span& span) const {
+    for (const RawItem& launch : raw_.items) {
+      if (launch.role != ItemRole::kEvent || launch.event.kind != EventKind::kReplay) continue;
+      std::uint32_t at = offsetOf(launch);
+      if (contains(loop.begin, loop.end, at) && !contains(span.block_begin, span.block_end, at)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // The loop launches the graph, but only in the block that captures it: each launch runs what
+  // its own iteration captured (`if (graphed) { capture; instantiate; launch; }`).
+  bool launchedOnlyWhereCaptured(const RawLoop& loop, const Span& span) const {
+    if (launchedWithoutCapture(loop, span)) return false;
+    for (const RawItem& launch : raw_.items) {
+      if (launch.role == ItemRole::kEvent && launch.event.kind == EventKind::kReplay &&
+          contains(span.block_begin, span.block_end, offsetOf(launch)) &&
+          contains(loop.begin, loop.end, offsetOf(launch))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // An assignment in the loop body that runs on iterations that skip the capture: not in the
+  // block that captures, nor in a block around it other than the loop body (`if (!exec) { f =
+  // ...; if (ready) { capture } }` assigns only when it captures).
+  static bool runsEveryIteration(const RawItem& assign, const RawLoop& loop, const Span& span) {
+    std::uint32_t at = offsetOf(assign);
+    if (!contains(loop.body_begin, loop.body_end, at)) return false;
+    if (contains(span.block_begin, span.block_end, at)) return false;
+    bool is_body = assign.block_begin == loop.body_begin && assign.block_end == loop.body_end;
+    return is_body || !contains(assign.block_begin, assign.block_end, span.begin);
+  }
+
+  // Is `var` given a new value on the iterations of a loop that captures once and launches on
+  // every iteration (a lazily instantiated graph: `if (exec == nullptr) { capture }`), from
+  // something that changes between iterations: a loop variable, its own previous value (a
+  // variable declared outside the loop body), or another variable that varies so? A value that
+  // is the same on every iteration (`float f = 0.5f;` in the body) does not vary.
+  bool variesPerIteration(std::uint64_t var, const Span& span, int depth) const {
+    if (var == 0 || !span.closed || depth > kMaxSourceDepth) return false;
+    for (const RawLoop& loop : raw_.loops) {
+      if (!capturedOnceIn(loop, span) || !launchedWithoutCapture(loop, span)) continue;
+      bool fresh = false;  // declared in the body: a new variable every iteration
+      for (const RawItem& item : raw_.items) {
+        fresh = fresh || (item.role == ItemRole::kAssign && item.var == var && item.declaration &&
+                          contains(loop.body_begin, loop.body_end, offsetOf(item)));
+      }
+      for (const RawItem& assign : raw_.items) {
+        if (assign.role != ItemRole::kAssign || assign.var != var ||
+            !runsEveryIteration(assign, loop, span)) {
+          continue;
+        }
+        for (const VarUse& source : assign.sources) {
+          if (source.var == var) {
+            if (!fresh) return true;
+            continue;
+          }
+          if (source.loop >= 0 && static_cast<std::size_t>(source.loop) < raw_.loops.size() &&
+              capturedOnceIn(raw_.loops[static_cast<std::size_t>(source.loop)], span)) {
+            return true;
+          }
+          if (reassignedAfter(source.var, span) ||
+              variesPerIteration(source.var, span, depth + 1)) {
+            return true;
+          }
+        }
+      }
+    }
+    return false;
   }
 
   // Is `var` assigned after the capture ended and before a later graph launch of this function
@@ -559,6 +660,7 @@ class FunctionLowering {
       case ItemRole::kCaptureBegin:
       case ItemRole::kCaptureEnd:
       case ItemRole::kInstantiate:
+      case ItemRole::kExecUpdate:
       case ItemRole::kStreamCreate:
       case ItemRole::kAssign:
       case ItemRole::kPinnedAlloc:
