@@ -10,6 +10,14 @@ document version. Standard library only; run by hand:
 
 With --debounce-ms 0 the number is the analysis itself (parse, lower, check, convert); with the
 default quiet time the server waits that long after the last change before analyzing.
+
+With --workspace DIR --file PATH the server is started on a real tree instead: PATH (relative to
+DIR) is opened with its text on disk and edited by adding and removing a comment line at its
+end, while the server analyzes the whole workspace. The baseline, run in the same invocation, is
+`graphsafe check --no-cache` on DIR:
+
+    python3 bench/lsp_latency.py build/graphsafe --workspace /tmp/real/NVIDIA+Megatron-LM \
+        --file megatron/core/transformer/cuda_graphs.py --edits 10
 """
 
 import argparse
@@ -76,13 +84,88 @@ class Server:
                     raise EOFError("the server closed its output")
                 self.buffer += chunk
 
-    def wait_for_diagnostics(self, uri, version):
+    def wait_for_diagnostics(self, uri, version, timeout=60.0):
         while True:
-            message = self.receive()
+            message = self.receive(timeout)
             if (message.get("method") == "textDocument/publishDiagnostics"
                     and message["params"]["uri"] == uri
                     and message["params"].get("version") == version):
                 return message["params"]["diagnostics"]
+
+
+def start_server(binary, root, debounce_ms):
+    server = Server(binary)
+    server.send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                 "params": {"processId": os.getpid(), "rootUri": "file://" + root,
+                            "capabilities": {"general": {"positionEncodings": ["utf-8"]}},
+                            "initializationOptions": {"debounceMs": debounce_ms}}})
+    while server.receive().get("id") != 1:
+        pass
+    server.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+    return server
+
+
+def stop_server(server):
+    server.send({"jsonrpc": "2.0", "id": 2, "method": "shutdown"})
+    while server.receive(timeout=600).get("id") != 2:
+        pass
+    server.send({"jsonrpc": "2.0", "method": "exit"})
+    _, _, usage = os.wait4(server.process.pid, 0)
+    return (usage.ru_utime + usage.ru_stime) * 1000
+
+
+def workspace(args):
+    root = os.path.abspath(args.workspace)
+    args.binary = os.path.abspath(args.binary)
+    path = os.path.join(root, args.file)
+    with open(path, encoding="utf-8") as handle:
+        text = handle.read()
+    uri = "file://" + path
+
+    start = time.perf_counter()
+    subprocess.run([args.binary, "check", "--no-cache", "--quiet", "."], cwd=root,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    check_ms = (time.perf_counter() - start) * 1000
+
+    start = time.perf_counter()
+    server = start_server(args.binary, root, args.debounce_ms)
+    server.send({"jsonrpc": "2.0", "method": "textDocument/didOpen",
+                 "params": {"textDocument": {"uri": uri, "languageId": "python", "version": 1,
+                                             "text": text}}})
+    first = server.wait_for_diagnostics(uri, 1, timeout=600)
+    open_ms = (time.perf_counter() - start) * 1000
+
+    end_line = text.count("\n")
+    timings = []
+    for edit in range(args.edits):
+        version = edit + 2
+        if edit % 2 == 0:  # add a comment line at the end
+            change = {"range": {"start": {"line": end_line, "character": 0},
+                                "end": {"line": end_line, "character": 0}},
+                      "text": f"# edit {edit}\n"}
+        else:  # and take it out again
+            change = {"range": {"start": {"line": end_line, "character": 0},
+                                "end": {"line": end_line + 1, "character": 0}},
+                      "text": ""}
+        start = time.perf_counter()
+        server.send({"jsonrpc": "2.0", "method": "textDocument/didChange",
+                     "params": {"textDocument": {"uri": uri, "version": version},
+                                "contentChanges": [change]}})
+        server.wait_for_diagnostics(uri, version, timeout=600)
+        timings.append((time.perf_counter() - start) * 1000)
+    cpu_ms = stop_server(server)
+
+    timings.sort()
+    print(f"workspace: {root}, opened {args.file}: {len(first)} diagnostics")
+    print(f"graphsafe check --no-cache (baseline): {check_ms:.0f} ms")
+    print(f"start + didOpen -> publishDiagnostics: {open_ms:.0f} ms "
+          f"({open_ms / check_ms:.2f} x check)")
+    if timings:
+        median = statistics.median(timings)
+        print(f"didChange -> publishDiagnostics over {len(timings)} edits: median {median:.0f} ms "
+              f"({median / check_ms:.2f} x check), max {timings[-1]:.0f} ms")
+    print(f"server CPU time, whole session: {cpu_ms:.0f} ms")
+    return 0
 
 
 def main():
@@ -91,7 +174,11 @@ def main():
     parser.add_argument("--lines", type=int, default=5000)
     parser.add_argument("--edits", type=int, default=30)
     parser.add_argument("--debounce-ms", type=int, default=0)
+    parser.add_argument("--workspace", help="a real tree to serve instead of a generated file")
+    parser.add_argument("--file", help="with --workspace: the file to open and edit")
     args = parser.parse_args()
+    if args.workspace:
+        return workspace(args)
 
     text, regions = make_source(args.lines)
     directory = tempfile.mkdtemp(prefix="graphsafe-bench-")

@@ -4,6 +4,8 @@
 // server keeps going.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cstdlib>
 #include <string>
 
 #include "tests/lsp_client.h"
@@ -303,6 +305,124 @@ TEST_F(LspSessionTest, EditingTheCallerUpdatesTheCallee) {
   ASSERT_TRUE(published);
   EXPECT_TRUE((*published)["params"]["diagnostics"].empty()) << published->dump(2);
   finish(client);
+}
+
+// The workspace is analyzed, not only the open documents: a helper opened alone shows what its
+// callers on disk give it, as `graphsafe check` does; an unsaved caller counts as the client
+// holds it; a caller changed on disk counts once the client says so.
+TEST_F(LspSessionTest, AHelperOpenedAloneGetsTheFindingsItsCallersOnDiskGiveIt) {
+  tree_.write("main.py", kMain);
+  LspClient client(GRAPHSAFE_BINARY, tree_.path());
+  start(client, json::object());
+  open(client, "helpers.py", kHelpers);
+  std::optional<json> published = diagnosticsFor(client, "helpers.py");
+  ASSERT_TRUE(published);
+  ASSERT_EQ((*published)["params"]["diagnostics"].size(), 1u) << published->dump(2);
+  const json& diagnostic = (*published)["params"]["diagnostics"][0];
+  EXPECT_EQ(diagnostic["code"], "GS401");
+  EXPECT_EQ(diagnostic["range"]["start"], position(1, 11));
+  ASSERT_GE(diagnostic["relatedInformation"].size(), 2u);
+  EXPECT_EQ(diagnostic["relatedInformation"][0]["location"]["uri"], uri("main.py"));
+
+  // The same finding from the command line.
+  std::string out = tree_.path("check.json");
+  std::string command = std::string("cd '") + tree_.path() + "' && '" + GRAPHSAFE_BINARY +
+                        "' check --no-cache --format json . >'" + out + "' 2>/dev/null";
+  ASSERT_EQ(WEXITSTATUS(std::system(command.c_str())), 1);
+  json checked = json::parse(tree_.read("check.json"));
+  ASSERT_EQ(checked["diagnostics"].size(), 1u);
+  EXPECT_EQ(checked["diagnostics"][0]["rule"], "GS401");
+  EXPECT_EQ(checked["diagnostics"][0]["path"], "helpers.py");
+  EXPECT_EQ(checked["diagnostics"][0]["range"]["start"]["line"], 2);
+
+  // main.py opened with an unsaved edit that drops the call: the buffer wins over the disk.
+  std::string edited = kMain;
+  edited.replace(edited.find("helper(x)"), 9, "x + 1");
+  client.notify("textDocument/didOpen",
+                {{"textDocument",
+                  {{"uri", uri("main.py")}, {"languageId", "python"}, {"version", 1},
+                   {"text", edited}}}});
+  published = diagnosticsFor(client, "helpers.py");
+  ASSERT_TRUE(published);
+  EXPECT_TRUE((*published)["params"]["diagnostics"].empty()) << published->dump(2);
+
+  // Closed without saving: the file on disk counts again.
+  client.notify("textDocument/didClose", {{"textDocument", {{"uri", uri("main.py")}}}});
+  published = client.receiveUntil([&](const json& m) {
+    return m.value("method", "") == "textDocument/publishDiagnostics" &&
+           m["params"]["uri"] == uri("helpers.py") && !m["params"]["diagnostics"].empty();
+  });
+  ASSERT_TRUE(published);
+
+  // Changed on disk (a checkout): seen once the client reports the change.
+  tree_.write("main.py", edited);
+  client.notify("workspace/didChangeWatchedFiles",
+                {{"changes", json::array({{{"uri", uri("main.py")}, {"type", 2}}})}});
+  published = diagnosticsFor(client, "helpers.py");
+  ASSERT_TRUE(published);
+  EXPECT_TRUE((*published)["params"]["diagnostics"].empty()) << published->dump(2);
+  finish(client);
+}
+
+TEST_F(LspSessionTest, WithAnalyzeWorkspaceOffOnlyOpenDocumentsAreAnalyzed) {
+  tree_.write("main.py", kMain);
+  LspClient client(GRAPHSAFE_BINARY, tree_.path());
+  start(client, json::object());
+  client.notify("workspace/didChangeConfiguration",
+                {{"settings", {{"graphsafe", {{"analyzeWorkspace", false}}}}}});
+  open(client, "helpers.py", kHelpers);
+  std::optional<json> published = diagnosticsFor(client, "helpers.py");
+  ASSERT_TRUE(published);
+  EXPECT_TRUE((*published)["params"]["diagnostics"].empty()) << published->dump(2);
+
+  // A wrong value is a warning, and the setting stays as it was.
+  client.notify("workspace/didChangeConfiguration",
+                {{"settings", {{"graphsafe", {{"analyzeWorkspace", "yes"}}}}}});
+  std::optional<json> warning = client.receiveUntil([](const json& m) {
+    return m.value("method", "") == "window/logMessage" &&
+           m["params"]["message"].get<std::string>().find("analyzeWorkspace") != std::string::npos;
+  });
+  ASSERT_TRUE(warning);
+  finish(client);
+}
+
+// The workspace is analyzed off the main loop: while a slow analysis runs, the server answers
+// what needs no findings at once, and `exit` does not wait for the analysis to end.
+TEST_F(LspSessionTest, ASlowWorkspaceAnalysisNeitherBlocksRequestsNorTheExit) {
+  // 450 functions that each call all 450, reached from one capture: seconds of type evaluation.
+  std::string slow = "import torch\nx = torch.ones(4, device='cuda')\n";
+  for (int i = 0; i < 450; ++i) {
+    slow += "def f" + std::to_string(i) + "(t):\n";
+    for (int j = 0; j < 450; ++j) slow += "    t = f" + std::to_string(j) + "(t)\n";
+    slow += "    return t.item()\n";
+  }
+  slow += "g = torch.cuda.CUDAGraph()\nwith torch.cuda.graph(g):\n    y = f0(x)\n";
+  tree_.write("slow.py", slow);
+  LspClient client(GRAPHSAFE_BINARY, tree_.path());
+  json capabilities = json::object();
+  EXPECT_TRUE(client.started());
+  int id = client.request("initialize", {{"processId", nullptr},
+                                         {"rootUri", "file://" + tree_.path()},
+                                         {"capabilities", capabilities},
+                                         {"trace", "messages"}});
+  ASSERT_TRUE(client.response(id));
+  client.notify("initialized", json::object());  // starts the workspace's analysis
+  open(client, "bug.py", kBug);
+  auto started = std::chrono::steady_clock::now();
+  id = client.request("graphsafe/unknownMethod", json::object());
+  std::optional<json> answer = client.response(id);
+  ASSERT_TRUE(answer);
+  EXPECT_EQ((*answer)["error"]["code"], -32601);
+  for (const json& message : client.skipped()) {
+    EXPECT_NE(message.value("method", ""), "$/logTrace") << "answered only after an analysis";
+  }
+  id = client.request("shutdown", nullptr);
+  ASSERT_TRUE(client.response(id));
+  client.notify("exit", nullptr);
+  EXPECT_EQ(client.waitForExit(std::chrono::seconds(8)), 0);
+  RecordProperty("exit_ms", std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                               std::chrono::steady_clock::now() - started)
+                                               .count()));
 }
 
 TEST_F(LspSessionTest, ConfigurationChangesArePickedUp) {

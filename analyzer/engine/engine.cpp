@@ -24,6 +24,7 @@
 #include "analyzer/engine/region_report.h"
 #include "analyzer/program/program_model.h"
 #include "analyzer/engine/region_walker.h"
+#include "analyzer/engine/lowering_cache.h"
 #include "analyzer/engine/result_cache.h"
 #include "analyzer/engine/severity_overrides.h"
 #include "analyzer/engine/source_reader.h"
@@ -139,6 +140,12 @@ constexpr int kMaxImportRounds = 32;
 // that code reachable from a capture region calls into. The others keep an empty model (read,
 // not lowered). Each round lowers its files in parallel and in index order, so the result is
 // the same whatever `jobs` says.
+void throwIfCancelled(const EngineOptions& options) {
+  if (options.cancelled != nullptr && options.cancelled->load(std::memory_order_relaxed)) {
+    throw RunCancelled();
+  }
+}
+
 class LazyLowering {
  public:
   LazyLowering(const std::vector<SourceFilePtr>& sources, const EngineOptions& options,
@@ -149,7 +156,9 @@ class LazyLowering {
         frontends_(frontends),
         models_(sources.size()),
         lowered_(sources.size(), false),
-        frontend_of_(sources.size(), nullptr) {}
+        frontend_of_(sources.size(), nullptr),
+        settings_key_(options.lowering_cache != nullptr ? analysisSettingsKey(options.settings)
+                                                        : std::string()) {}
 
   std::unique_ptr<ProgramModel> run(std::vector<Notice>& notices) {
     std::vector<std::size_t> batch;
@@ -190,6 +199,7 @@ class LazyLowering {
     }
     frontends_.noteSkipped(notices);
     noteCompilerErrors(program->files(), notices);
+    if (options_.lowering_cache != nullptr) options_.lowering_cache->finishRun();
     return program;
   }
 
@@ -198,8 +208,19 @@ class LazyLowering {
     RunProgress* progress = count ? options_.progress : nullptr;
     parallelFor(batch.size(), options_.jobs, [&](std::size_t k) {
       std::size_t i = batch[k];
+      throwIfCancelled(options_);
+      if (LoweringCache* cache = options_.lowering_cache) {
+        if (std::optional<FileModel> kept = cache->find(sources_[i], settings_key_)) {
+          models_[i] = std::move(*kept);
+          if (progress != nullptr) ++progress->done;
+          return;
+        }
+      }
       try {
         models_[i] = frontend_of_[i]->analyze(sources_[i], options_.settings);
+        if (options_.lowering_cache != nullptr) {
+          options_.lowering_cache->keep(models_[i], settings_key_);
+        }
       } catch (const std::bad_alloc&) {
         // One file's lowering must not cost the others their results.
         models_[i] = FileModel{};
@@ -257,6 +278,7 @@ class LazyLowering {
   std::vector<FileModel> models_;
   std::vector<bool> lowered_;
   std::vector<const Frontend*> frontend_of_;
+  std::string settings_key_;  // when a lowering cache is given
 };
 
 struct EnabledCheck {
@@ -404,10 +426,12 @@ RunResult analyzeAll(const std::vector<SourceFilePtr>& sources, const EngineOpti
     if (files[i].regions.empty()) {
       rest.push_back(i);
     } else {
+      throwIfCancelled(options);
       per_file[i] = checkFile(program, files[i], enabled);
     }
   }
   parallelFor(rest.size(), options.jobs, [&](std::size_t k) {
+    throwIfCancelled(options);
     per_file[rest[k]] = checkFile(program, files[rest[k]], enabled);
   });
 

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <exception>
 #include <map>
 #include <memory>
 #include <string>
@@ -43,6 +44,13 @@ struct RunProgress {
 // RUF100); not a catalog rule: it is reported only when asked for.
 inline constexpr const char* kUnusedSuppressionId = "unused-suppression";
 
+class LoweringCache;
+
+// Thrown by a run whose EngineOptions::cancelled was set: it stopped between two files.
+struct RunCancelled : std::exception {
+  const char* what() const noexcept override { return "the analysis was cancelled"; }
+};
+
 struct EngineOptions {
   std::vector<std::string> paths;      // files or directories; default "."
   unsigned jobs = 0;                   // 0 = one per core
@@ -64,6 +72,11 @@ struct EngineOptions {
   bool report_unused_suppressions = false;
   // Counted as the run goes, when set (the CLI's progress line).
   RunProgress* progress = nullptr;
+  // Lowered files kept from earlier runs and for later ones (lowering_cache.h), when set: the
+  // language server's, which analyzes the same workspace after every edit.
+  LoweringCache* lowering_cache = nullptr;
+  // Looked at between files, when set: once it is true the run throws RunCancelled.
+  const std::atomic<bool>* cancelled = nullptr;
 };
 
 // A call under capture that the analysis could not follow, and why.

@@ -18,6 +18,7 @@
 
 #include "analyzer/engine/source_reader.h"
 #include "analyzer/io/atomic_write.h"
+#include "analyzer/io/file_stamp.h"
 #include "analyzer/io/json_bytes.h"
 
 namespace graphsafe {
@@ -28,35 +29,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 constexpr const char* kMagic = "graphsafe-result-cache 1";
-// A file modified this close to (or after) the moment its entry was taken cannot be told apart
-// from a later edit within the same time stamp: it is always re-read.
-constexpr std::int64_t kRacyWindowNs = 2'000'000'000;
-
-struct StatFields {
-  std::uint64_t size = 0;
-  std::int64_t mtime_ns = 0;
-  std::int64_t ctime_ns = 0;
-  std::uint64_t inode = 0;
-  friend bool operator==(const StatFields&, const StatFields&) = default;
-};
-
-std::optional<StatFields> statFile(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
-  StatFields fields;
-  fields.size = static_cast<std::uint64_t>(st.st_size);
-  fields.mtime_ns = std::int64_t{st.st_mtim.tv_sec} * 1'000'000'000 + st.st_mtim.tv_nsec;
-  fields.ctime_ns = std::int64_t{st.st_ctim.tv_sec} * 1'000'000'000 + st.st_ctim.tv_nsec;
-  fields.inode = static_cast<std::uint64_t>(st.st_ino);
-  return fields;
-}
-
-std::int64_t nowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 std::string hex(std::uint64_t value) {
   char buffer[17];
   std::snprintf(buffer, sizeof buffer, "%016llx", static_cast<unsigned long long>(value));
@@ -276,15 +248,15 @@ void pruneResultCache(const std::string& directory, std::uint64_t max_bytes) {
 namespace {
 
 json fileRecord(const std::string& path, bool accepted, bool lowered, std::uint64_t hash,
-                const std::optional<StatFields>& stat) {
-  StatFields fields = stat.value_or(StatFields{});
+                const std::optional<FileStamp>& stat) {
+  FileStamp fields = stat.value_or(FileStamp{});
   return json::array({bytesToJson(path), accepted, lowered, hash, fields.size, fields.mtime_ns,
                       fields.ctime_ns, fields.inode});
 }
 
 json dependencyRecord(const std::string& path, std::uint64_t hash,
-                      const std::optional<StatFields>& stat) {
-  StatFields fields = stat.value_or(StatFields{});
+                      const std::optional<FileStamp>& stat) {
+  FileStamp fields = stat.value_or(FileStamp{});
   return json::array(
       {bytesToJson(path), hash, fields.size, fields.mtime_ns, fields.ctime_ns, fields.inode});
 }
@@ -302,7 +274,7 @@ std::optional<std::uint64_t> hashOfFile(const std::string& path) {
 }  // namespace
 
 ResultCache::ResultCache(std::string directory, std::string key)
-    : directory_(std::move(directory)), key_(std::move(key)), started_ns_(nowNs()) {
+    : directory_(std::move(directory)), key_(std::move(key)), started_ns_(wallClockNs()) {
   entry_path_ = directory_ + "/run-" + hex(contentHash(key_)) + ".entry";
 }
 
@@ -325,12 +297,12 @@ std::optional<RunResult> ResultCache::load(const std::vector<std::string>& paths
       bool accepted = record.at(1).get<bool>();
       bool lowered = record.at(2).get<bool>();
       std::uint64_t hash = record.at(3).get<std::uint64_t>();
-      StatFields recorded{record.at(4).get<std::uint64_t>(), record.at(5).get<std::int64_t>(),
+      FileStamp recorded{record.at(4).get<std::uint64_t>(), record.at(5).get<std::int64_t>(),
                           record.at(6).get<std::int64_t>(), record.at(7).get<std::uint64_t>()};
       if (accepted) hashes.emplace(paths[i], hash);
-      std::optional<StatFields> now = statFile(paths[i]);
+      std::optional<FileStamp> now = stampFile(paths[i]);
       if (!now) return std::nullopt;
-      bool racy = recorded.mtime_ns >= written_ns - kRacyWindowNs;
+      bool racy = racyStamp(recorded, written_ns);
       if (*now == recorded && !racy) continue;
       // Changed, or not provably unchanged: read it.
       if (!accepted) return std::nullopt;
@@ -350,11 +322,11 @@ std::optional<RunResult> ResultCache::load(const std::vector<std::string>& paths
     if (entry.contains("dependencies")) {
       for (json& record : entry.at("dependencies")) {
         const std::string path = bytesFromJson(record.at(0));
-        StatFields recorded{record.at(2).get<std::uint64_t>(), record.at(3).get<std::int64_t>(),
+        FileStamp recorded{record.at(2).get<std::uint64_t>(), record.at(3).get<std::int64_t>(),
                             record.at(4).get<std::int64_t>(), record.at(5).get<std::uint64_t>()};
-        std::optional<StatFields> now = statFile(path);
+        std::optional<FileStamp> now = stampFile(path);
         if (!now) return std::nullopt;
-        if (*now == recorded && recorded.mtime_ns < written_ns - kRacyWindowNs) continue;
+        if (*now == recorded && !racyStamp(recorded, written_ns)) continue;
         std::optional<std::uint64_t> current = hashOfFile(path);
         if (!current || *current != record.at(1).get<std::uint64_t>()) return std::nullopt;
         record = dependencyRecord(path, *current, now);
@@ -399,13 +371,13 @@ void ResultCache::store(const std::vector<CachedFileState>& files, const RunResu
     json records = json::array();
     for (const CachedFileState& file : files) {
       records.push_back(fileRecord(file.path, file.accepted, file.lowered, file.content_hash,
-                                   statFile(file.path)));
+                                   stampFile(file.path)));
     }
     json dependency_records = json::array();
     for (const std::string& path : dependencies) {
       std::optional<std::uint64_t> hash = hashOfFile(path);
       if (!hash) return;  // gone already: nothing to prove a later run by
-      dependency_records.push_back(dependencyRecord(path, *hash, statFile(path)));
+      dependency_records.push_back(dependencyRecord(path, *hash, stampFile(path)));
     }
     json notices = json::array();
     for (const Notice& notice : result.notices) {
@@ -439,33 +411,10 @@ static_assert(sizeof(AnalysisSettings) ==
                   6 * sizeof(std::vector<std::string>) +
                       sizeof(std::vector<std::pair<std::string, std::string>>) +
                       4 * sizeof(std::size_t) + 2 * sizeof(std::string) + 16,
-              "a new AnalysisSettings field must enter runCacheKey() (result_cache.cpp)");
+              "a new AnalysisSettings field must enter analysisSettingsKey() (result_cache.cpp)");
 
-std::string runCacheKey(const EngineOptions& options) {
+std::string analysisSettingsKey(const AnalysisSettings& s) {
   std::ostringstream key;
-  key << "graphsafe " << GRAPHSAFE_VERSION << "\n";
-  // The build: a rebuilt binary may analyze differently under the same version number.
-  if (auto self = statFile("/proc/self/exe")) {
-    key << "build " << self->size << " " << self->mtime_ns << "\n";
-  }
-  std::error_code ec;
-  key << "cwd " << fs::current_path(ec).string() << "\n";
-  for (const std::string& path : options.paths) key << "path " << path << "\n";
-  for (const std::string& code : options.selection.select) key << "select " << code << "\n";
-  for (const std::string& code : options.selection.ignore) key << "ignore " << code << "\n";
-  for (const std::string& pattern : options.exclude) key << "exclude " << pattern << "\n";
-  if (options.report_regions) key << "regions\n";
-  if (options.report_unused_suppressions) key << "unused-suppressions\n";
-  if (options.force_exclude) key << "force-exclude\n";
-  for (const PerFileIgnore& ignore : options.per_file_ignores) {
-    key << "per-file-ignore " << ignore.base << " " << ignore.pattern;
-    for (const std::string& code : ignore.codes) key << " " << code;
-    key << "\n";
-  }
-  for (const auto& [prefix, severity] : options.severity_overrides) {
-    key << "severity " << prefix << " " << severityName(severity) << "\n";
-  }
-  const AnalysisSettings& s = options.settings;
   for (const std::string& entry : s.capture_entry_points) key << "entry " << entry << "\n";
   for (const std::string& api : s.extra_sync_apis) key << "sync " << api << "\n";
   for (const std::string& api : s.extra_state_apis) key << "state " << api << "\n";
@@ -486,6 +435,34 @@ std::string runCacheKey(const EngineOptions& options) {
     const char* value = std::getenv(name);
     key << "env " << name << "=" << (value ? value : "") << "\n";
   }
+  return key.str();
+}
+
+std::string runCacheKey(const EngineOptions& options) {
+  std::ostringstream key;
+  key << "graphsafe " << GRAPHSAFE_VERSION << "\n";
+  // The build: a rebuilt binary may analyze differently under the same version number.
+  if (auto self = stampFile("/proc/self/exe")) {
+    key << "build " << self->size << " " << self->mtime_ns << "\n";
+  }
+  std::error_code ec;
+  key << "cwd " << fs::current_path(ec).string() << "\n";
+  for (const std::string& path : options.paths) key << "path " << path << "\n";
+  for (const std::string& code : options.selection.select) key << "select " << code << "\n";
+  for (const std::string& code : options.selection.ignore) key << "ignore " << code << "\n";
+  for (const std::string& pattern : options.exclude) key << "exclude " << pattern << "\n";
+  if (options.report_regions) key << "regions\n";
+  if (options.report_unused_suppressions) key << "unused-suppressions\n";
+  if (options.force_exclude) key << "force-exclude\n";
+  for (const PerFileIgnore& ignore : options.per_file_ignores) {
+    key << "per-file-ignore " << ignore.base << " " << ignore.pattern;
+    for (const std::string& code : ignore.codes) key << " " << code;
+    key << "\n";
+  }
+  for (const auto& [prefix, severity] : options.severity_overrides) {
+    key << "severity " << prefix << " " << severityName(severity) << "\n";
+  }
+  key << analysisSettingsKey(options.settings);
   return key.str();
 }
 

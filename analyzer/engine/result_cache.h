@@ -83,6 +83,10 @@ class ResultCache {
 // working directory, paths.
 std::string runCacheKey(const EngineOptions& options);
 
+// The part of it that the frontends' output depends on: the settings and the environment
+// variables the frontends read (the lowering cache's key, lowering_cache.h).
+std::string analysisSettingsKey(const AnalysisSettings& settings);
+
 // Bound on the cache directory's size: entries beyond it are removed, least recently used first.
 constexpr std::uint64_t kResultCacheMaxBytes = std::uint64_t{64} << 20;
 

@@ -1,8 +1,10 @@
 #include "analyzer/lsp/language_server.h"
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <csignal>
+#include <cstdlib>
 #include <deque>
 #include <map>
 #include <memory>
@@ -17,6 +19,7 @@
 #include <vector>
 
 #include "analyzer/engine/engine.h"
+#include "analyzer/lsp/background_analysis.h"
 #include "analyzer/lsp/code_actions.h"
 #include "analyzer/lsp/diagnostic_conversion.h"
 #include "analyzer/lsp/document_store.h"
@@ -74,6 +77,8 @@ struct Inbox {
   };
   std::map<std::string, Pending> pending;
   bool closed = false;
+  // The analysis thread has an output for the main loop.
+  bool analysis_finished = false;
 
   // Takes the next message; `cancelled` says whether the client cancelled it while it waited.
   Queued pop(bool& cancelled) {
@@ -232,21 +237,60 @@ std::string requiredUri(const json& params) {
   return uri;
 }
 
+// The requests answered from the findings: one that arrives while the findings are older than
+// the client's last change waits for the analysis that covers it.
+bool needsFindings(const std::string& method) {
+  return method == "textDocument/diagnostic" || method == "textDocument/codeAction" ||
+         method == "textDocument/hover";
+}
+
 class Server {
  public:
   Server(std::shared_ptr<MessageWriter> writer, std::shared_ptr<Inbox> inbox)
-      : writer_(std::move(writer)), inbox_(std::move(inbox)) {}
+      : writer_(std::move(writer)), inbox_(std::move(inbox)), analysis_([inbox = inbox_] {
+          std::lock_guard lock(inbox->mutex);
+          inbox->analysis_finished = true;
+          inbox->ready.notify_one();
+        }) {}
 
   // Handles one message (`cancelled`: the client cancelled it while it was queued); returns the
   // exit code once the client said `exit`.
   std::optional<int> handle(const json& message, bool cancelled);
 
-  std::optional<Clock::time_point> analysisDue() const { return due_; }
-  void analyzeAndPublish();
+  // When the main loop must start an analysis, if it is not woken before: none while one runs.
+  std::optional<Clock::time_point> analysisDue() const {
+    return analysis_.busy() ? std::nullopt : due_;
+  }
+  // Takes a finished analysis's output (publishing it and answering the requests that waited
+  // for it) and starts the next analysis when one is due.
+  void advance();
+  // Stops a running analysis for the exit; false when it did not stop in time.
+  bool stopAnalysis() { return analysis_.stop(std::chrono::seconds(2)); }
   int exitCodeAtEndOfInput() const { return state_ == State::kShutDown ? 0 : 1; }
 
  private:
   enum class State { kUninitialized, kRunning, kShutDown };
+
+  // A request that waits for the analysis of the changes before it.
+  struct Waiting {
+    json id;
+    std::string method;
+    json params;
+    std::uint64_t generation = 0;
+  };
+
+  void startAnalysis();
+  void finishAnalysis(AnalysisOutput output);
+  void publish(const AnalysisOutput& output);
+  void answer(const json& id, const std::string& method, const json& params);
+  // Counts a change. An analysis that runs is of an older state: unless a request waits for
+  // it, it is cancelled, so that the analysis of the new state starts sooner.
+  void changed() {
+    ++generation_;
+    if (running_generation_ && (waiting_.empty() || waiting_.front().generation > *running_generation_)) {
+      analysis_.cancel();
+    }
+  }
 
   void send(const json& message) { writer_->write(serialize(message)); }
   void log(int type, const std::string& text) {
@@ -262,9 +306,6 @@ class Server {
     // A change postpones a pending run (debounce); an open or save never delays one.
     if (!due_ || delay > Clock::duration::zero() || at < *due_) due_ = at;
   }
-  void flush() {
-    if (due_) analyzeAndPublish();
-  }
   // `$/logTrace`, when the client asked for traces (initialize's `trace`, `$/setTrace`).
   void trace(const std::string& message, const std::string& verbose) {
     if (trace_ == "off") return;
@@ -275,6 +316,7 @@ class Server {
   void settingsChanged() {
     settings_.invalidate();
     settings_changed_ = true;
+    changed();
   }
   std::string uriOf(const std::string& path) const {
     const Document* document = documents_.findByPath(path);
@@ -325,11 +367,19 @@ class Server {
   std::map<std::string, std::string> pending_;  // our requests to the client: id -> purpose
   std::string trace_ = "off";
   std::uint64_t analyses_ = 0;
-  // What the last analysis saw: each open document's text (shared, so never reused for another
-  // text), and whether the settings changed since. The same inputs give the same results, so a
-  // run with none changed is skipped and every request is answered from the last one.
-  std::vector<std::pair<std::string, SourceFilePtr>> analyzed_;
+  // Every change the client makes (a document, the settings, a file on disk) counts one
+  // generation; the findings are those of `analyzed_generation_`. Requests that need findings
+  // newer than that wait in `waiting_`, answered in order when the analysis covering them ends.
+  std::uint64_t generation_ = 0;
+  std::uint64_t analyzed_generation_ = 0;
+  std::deque<Waiting> waiting_;
+  std::optional<std::uint64_t> running_generation_;  // the analysis that runs, if one does
+  // Whether the settings changed since the last analysis started (the analysis thread skips
+  // an analysis whose inputs and settings are those of the previous one).
   bool settings_changed_ = true;
+  // The notices about files that are not open, logged once while they last.
+  std::set<std::string> logged_notices_;
+  BackgroundAnalysis analysis_;  // last: its thread stops before the members above go
 };
 
 std::optional<int> Server::handle(const json& message, bool cancelled) {
@@ -374,6 +424,16 @@ std::optional<int> Server::handle(const json& message, bool cancelled) {
     send(makeError(id, rpc_error::kInvalidRequest, "the server is shut down: send 'exit'"));
     return std::nullopt;
   }
+  if (needsFindings(method) && analyzed_generation_ < generation_) {
+    waiting_.push_back({id, method, params, generation_});
+    schedule(Clock::duration::zero());  // asked for now: no quiet time
+    return std::nullopt;
+  }
+  answer(id, method, params);
+  return std::nullopt;
+}
+
+void Server::answer(const json& id, const std::string& method, const json& params) {
   try {
     json result = dispatchRequest(method, params);
     send(makeResponse(id, std::move(result)));
@@ -382,7 +442,6 @@ std::optional<int> Server::handle(const json& message, bool cancelled) {
   } catch (const std::exception& e) {
     send(makeError(id, rpc_error::kInternalError, std::string("internal error: ") + e.what()));
   }
-  return std::nullopt;
 }
 
 json Server::dispatchRequest(const std::string& method, const json& params) {
@@ -413,7 +472,16 @@ void Server::dispatchNotification(const std::string& method, const json& params)
   } else if (method == "workspace/didChangeConfiguration") {
     didChangeConfiguration(params);
   } else if (method == "workspace/didChangeWatchedFiles") {
-    settingsChanged();
+    // A configuration file or a source file of the workspace changed on disk.
+    bool configuration = false;
+    if (const json* changes = member(params, {"changes"}); changes != nullptr && changes->is_array()) {
+      for (const json& change : *changes) {
+        std::optional<std::string> path = pathFromUri(stringMember(change, {"uri"}));
+        configuration = configuration || !path || WorkspaceSettings::isConfigFile(*path);
+      }
+    }
+    if (configuration) settingsChanged();
+    changed();
     schedule(Clock::duration::zero());
   } else if (method == "$/setTrace") {
     std::string value = stringMember(params, {"value"});
@@ -436,6 +504,7 @@ void Server::handleResponse(const json& message) {
       log(2, "graphsafe: " + warning);
     }
     settings_changed_ = true;
+    changed();
     schedule(Clock::duration::zero());
   }
 }
@@ -509,7 +578,9 @@ void Server::initialized() {
   if (watch_files_) {
     json watchers = json::array({{{"globPattern", "**/.graphsafe.yaml"}},
                                  {{"globPattern", "**/.graphsafe.yml"}},
-                                 {{"globPattern", "**/pyproject.toml"}}});
+                                 {{"globPattern", "**/pyproject.toml"}},
+                                 {{"globPattern", "**/*.{py,pyi,cu,cuh,cpp,cc,cxx,h,hpp,hh,hxx}"}},
+                                 {{"globPattern", "**/.gitignore"}}});
     request("client/registerCapability",
             {{"registrations", json::array({{{"id", "graphsafe-configuration-files"},
                                              {"method", "workspace/didChangeWatchedFiles"},
@@ -519,6 +590,12 @@ void Server::initialized() {
   if (configuration_pull_) {
     request("workspace/configuration", {{"items", json::array({{{"section", "graphsafe"}}})}},
             "configuration");
+  }
+  // The workspace is analyzed before any document opens, so that the first one's findings come
+  // from lowered files already kept.
+  if (!settings_.root().empty() && settings_.client().analyze_workspace) {
+    changed();
+    schedule(Clock::duration::zero());
   }
 }
 
@@ -538,6 +615,7 @@ void Server::didOpen(const json& params) {
     log(3, "graphsafe: not a file:// URI, not analyzed: " + uri);
     return;
   }
+  changed();
   schedule(Clock::duration::zero());
 }
 
@@ -552,6 +630,7 @@ void Server::didChange(const json& params) {
       documents_.change(uri, number, changes != nullptr ? *changes : json(), encoding_, warning);
   if (!warning.empty()) log(2, "graphsafe: " + warning);
   if (changed) {
+    this->changed();
     schedule(std::chrono::milliseconds(settings_.client().debounce_ms));
   }
 }
@@ -562,6 +641,7 @@ void Server::didSave(const json& params) {
       path && WorkspaceSettings::isConfigFile(*path)) {
     settingsChanged();
   }
+  changed();  // the file on disk is the document now: the workspace's other files may see it
   schedule(Clock::duration::zero());
 }
 
@@ -577,6 +657,7 @@ void Server::didClose(const json& params) {
     send(makeNotification("textDocument/publishDiagnostics",
                           {{"uri", uri}, {"diagnostics", json::array()}}));
   }
+  changed();
   schedule(Clock::duration::zero());  // the files it was called from may change
 }
 
@@ -614,7 +695,6 @@ std::uint32_t Server::requiredOffset(const Document& document, const json* posit
 
 json Server::pullDiagnostics(const json& params) {
   std::string uri = requiredUri(params);
-  flush();
   if (documents_.find(uri) == nullptr) return {{"kind", "full"}, {"items", json::array()}};
   std::string result_id = std::to_string(result_ids_[uri]);
   const json* previous = member(params, {"previousResultId"});
@@ -629,7 +709,6 @@ json Server::pullDiagnostics(const json& params) {
 
 json Server::codeAction(const json& params) {
   std::string uri = requiredUri(params);
-  flush();
   const Document& document = openDocument(uri);
   std::uint32_t begin = requiredOffset(document, member(params, {"range", "start"}));
   std::uint32_t end = requiredOffset(document, member(params, {"range", "end"}));
@@ -643,7 +722,6 @@ json Server::codeAction(const json& params) {
 
 json Server::hover(const json& params) {
   std::string uri = requiredUri(params);
-  flush();
   const Document& document = openDocument(uri);
   std::uint32_t offset = requiredOffset(document, member(params, {"position"}));
   auto findings = findings_.find(uri);
@@ -652,66 +730,105 @@ json Server::hover(const json& params) {
                  markdown_hover_, encoding_);
 }
 
-void Server::analyzeAndPublish() {
+void Server::advance() {
+  if (std::optional<AnalysisOutput> output = analysis_.take()) finishAnalysis(std::move(*output));
+  if (due_ && Clock::now() >= *due_ && !analysis_.busy()) startAnalysis();
+}
+
+void Server::startAnalysis() {
   due_.reset();
-  std::vector<std::pair<std::string, SourceFilePtr>> inputs;
+  AnalysisInput input;
+  input.generation = generation_;
   for (const auto& [uri, document] : documents_.documents()) {
-    inputs.emplace_back(uri, document.source);
+    input.documents.push_back({uri, document.version, document.source});
   }
-  if (!settings_changed_ && inputs == analyzed_) return;  // the last results still hold
-  std::vector<SourceFilePtr> sources;
-  for (const auto& [uri, source] : inputs) sources.push_back(source);
-  std::string first = sources.empty() ? std::string() : sources.front()->path();
+  std::string first = input.documents.empty() ? std::string() : input.documents.front().source->path();
   std::string config_error;
-  EngineOptions options = settings_.engineOptions(first, config_error);
+  input.options = settings_.engineOptions(first, config_error);
   if (!config_error.empty()) {
     send(makeNotification("window/showMessage",
                           {{"type", 1},
                            {"message", "graphsafe: " + config_error +
                                            " (the configuration is not used until it is fixed)"}}));
   }
-  RunResult result;
-  if (!sources.empty()) {
-    Clock::time_point started = Clock::now();
-    try {
-      result = analyzeSources(sources, options);
-    } catch (const std::exception& e) {
-      log(1, std::string("graphsafe: the analysis failed: ") + e.what());
-      return;
-    }
-    ++analyses_;
-    auto milliseconds =
-        std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count();
-    trace("graphsafe: analysis " + std::to_string(analyses_) + " of " +
-              std::to_string(sources.size()) + " documents",
-          std::to_string(milliseconds) + " ms");
+  if (settings_.client().analyze_workspace) input.workspace_root = settings_.root();
+  if (input.documents.empty() && input.workspace_root.empty()) {
+    // Nothing to analyze, nothing to report.
+    analyzed_generation_ = generation_;
+    return;
   }
-  analyzed_ = std::move(inputs);
+  if (!input.workspace_root.empty()) input.options.jobs = 0;  // a workspace: every core
+  input.settings_changed = settings_changed_;
   settings_changed_ = false;
+  running_generation_ = input.generation;
+  analysis_.start(std::move(input));
+}
 
+void Server::finishAnalysis(AnalysisOutput output) {
+  running_generation_.reset();
+  if (output.cancelled) {
+    settings_changed_ |= output.settings_changed;  // what it was to take in is still to come
+    if (!due_) schedule(Clock::duration::zero());   // the change that cancelled it set one
+    return;
+  }
+  if (!output.error.empty()) {
+    log(1, "graphsafe: the analysis failed: " + output.error);
+    settings_changed_ = true;  // the next one must not be skipped as unchanged
+  } else if (!output.unchanged) {
+    ++analyses_;
+    trace("graphsafe: analysis " + std::to_string(analyses_) + " of " +
+              std::to_string(output.files) + " files (" + std::to_string(output.documents.size()) +
+              " open)",
+          std::to_string(output.took.count()) + " ms");
+    publish(output);
+  }
+  analyzed_generation_ = std::max(analyzed_generation_, output.generation);
+  while (!waiting_.empty() && waiting_.front().generation <= analyzed_generation_) {
+    Waiting next = std::move(waiting_.front());
+    waiting_.pop_front();
+    answer(next.id, next.method, next.params);
+  }
+  if (!waiting_.empty()) schedule(Clock::duration::zero());
+}
+
+void Server::publish(const AnalysisOutput& output) {
+  const RunResult& result = output.result;
   std::map<std::string, std::vector<Diagnostic>> by_path;
-  for (Diagnostic& diagnostic : result.diagnostics) {
-    if (diagnostic.file) by_path[diagnostic.path()].push_back(std::move(diagnostic));
+  for (const Diagnostic& diagnostic : result.diagnostics) {
+    if (diagnostic.file) by_path[diagnostic.path()].push_back(diagnostic);
+  }
+  std::set<std::string> open_paths;
+  for (const DocumentSnapshot& document : output.documents) {
+    open_paths.insert(document.source->path());
   }
   std::map<std::string, std::vector<const Notice*>> notices;
+  std::set<std::string> logged;
   for (const Notice& notice : result.notices) {
-    if (documents_.findByPath(notice.path) != nullptr) {
+    if (open_paths.contains(notice.path)) {
       notices[notice.path].push_back(&notice);
-    } else {
-      log(3, "graphsafe: " + (notice.path.empty() ? "" : notice.path + ": ") + notice.message);
+      continue;
     }
+    // About a file that is not open (or the whole run): logged once, not after every edit.
+    std::string text = (notice.path.empty() ? "" : notice.path + ": ") + notice.message;
+    if (!logged_notices_.contains(text)) log(3, "graphsafe: " + text);
+    logged.insert(std::move(text));
   }
+  logged_notices_ = std::move(logged);
 
   auto uri_of = [this](const std::string& path) { return uriOf(path); };
   bool any_changed = false;
-  for (const auto& [uri, document] : documents_.documents()) {
+  for (const DocumentSnapshot& document : output.documents) {
+    const std::string& uri = document.uri;
+    // A document closed while it was analyzed gets nothing: its diagnostics were cleared.
+    if (documents_.find(uri) == nullptr) continue;
+    const std::string& path = document.source->path();
     std::vector<Diagnostic>& found = findings_[uri];
-    found = std::move(by_path[document.path]);
+    found = std::move(by_path[path]);
     json items = json::array();
     for (const Diagnostic& diagnostic : found) {
       items.push_back(toLspDiagnostic(diagnostic, encoding_, uri_of));
     }
-    for (const Notice* notice : notices[document.path]) {
+    for (const Notice* notice : notices[path]) {
       items.push_back(noticeToLspDiagnostic(*notice, *document.source, encoding_));
     }
     auto previous = items_.find(uri);
@@ -721,7 +838,8 @@ void Server::analyzeAndPublish() {
       result_ids_[uri] = ++next_result_id_;
     }
     // Pushed when they changed, and for every new version of the document, so that a client
-    // knows its diagnostics are current.
+    // knows its diagnostics are current. The version is the one analyzed, which the client may
+    // have edited since: the ranges belong to that version.
     auto published = published_versions_.find(uri);
     bool new_version =
         published == published_versions_.end() || published->second != document.version;
@@ -748,24 +866,31 @@ int runLanguageServer(int input_fd, int output_fd) {
   std::thread([inbox, writer, input_fd] { readMessages(inbox, writer, input_fd); }).detach();
 
   Server server(writer, inbox);
+  // The exit code, once the client said `exit` or closed the input. An analysis that does not
+  // stop in time (one C++ unit runs to its own time bound) does not hold the exit up: the
+  // process ends without unwinding, all it wrote already written.
+  auto end = [&server](int code) {
+    if (!server.stopAnalysis()) std::_Exit(code);
+    return code;
+  };
   for (;;) {
+    server.advance();
     std::optional<Clock::time_point> due = server.analysisDue();
-    if (due && Clock::now() >= *due) {
-      server.analyzeAndPublish();
-      continue;
-    }
     json message;
     bool have_message = false;
     bool cancelled = false;
     bool closed = false;
     {
       std::unique_lock lock(inbox->mutex);
-      auto ready = [&] { return !inbox->messages.empty() || inbox->closed; };
+      auto ready = [&] {
+        return !inbox->messages.empty() || inbox->closed || inbox->analysis_finished;
+      };
       if (due) {
         inbox->ready.wait_until(lock, *due, ready);
       } else {
         inbox->ready.wait(lock, ready);
       }
+      inbox->analysis_finished = false;
       if (!inbox->messages.empty()) {
         message = inbox->pop(cancelled).message;
         have_message = true;
@@ -780,9 +905,9 @@ int runLanguageServer(int input_fd, int output_fd) {
       } catch (const std::bad_alloc&) {
         // handle() answers its own failures; this is one while answering (building the error).
       }
-      if (code) return *code;
+      if (code) return end(*code);
     } else if (closed) {
-      return server.exitCodeAtEndOfInput();
+      return end(server.exitCodeAtEndOfInput());
     }
   }
 }

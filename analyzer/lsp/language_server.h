@@ -1,10 +1,13 @@
 #pragma once
 
 // `graphsafe lsp`: a Language Server (LSP 3.17) over a pair of file descriptors, normally
-// stdin and stdout. Open documents are analyzed together (so a change to a callee updates the
-// files that call it), after a short quiet time following each change; findings are pushed
-// with textDocument/publishDiagnostics, or pulled with textDocument/diagnostic when the client
-// supports that. Malformed input gets JSON-RPC errors and never stops the server.
+// stdin and stdout. The open documents are analyzed with the workspace's other files (so a
+// file's findings do not depend on which files are open, and a change to a callee updates the
+// files that call it), on a thread of their own (background_analysis.h), after a short quiet
+// time following each change; findings of the open documents are pushed with
+// textDocument/publishDiagnostics, or pulled with textDocument/diagnostic when the client
+// supports that. A request that needs findings waits for the analysis of the changes sent
+// before it. Malformed input gets JSON-RPC errors and never stops the server.
 
 namespace graphsafe::lsp {
 

@@ -64,6 +64,13 @@ std::vector<std::string> updateClientSettings(const nlohmann::json& settings,
       warnings.emplace_back("setting 'debounceMs' must be an integer from 0 to 10000");
     }
   }
+  if (auto it = ours.find("analyzeWorkspace"); it != ours.end() && !it->is_null()) {
+    if (it->is_boolean()) {
+      client.analyze_workspace = it->get<bool>();
+    } else {
+      warnings.emplace_back("setting 'analyzeWorkspace' must be true or false");
+    }
+  }
   return warnings;
 }
 
@@ -76,7 +83,9 @@ bool WorkspaceSettings::isConfigFile(const std::string& path) {
 EngineOptions WorkspaceSettings::engineOptions(const std::string& first_path, std::string& error) {
   error.clear();
   EngineOptions options;
-  options.jobs = 1;  // a handful of open documents: threads would cost more than they save
+  // The open documents alone are a handful of files: threads would cost more than they save.
+  // The server raises it for a workspace.
+  options.jobs = 1;
   options.settings.reuse_syntax_trees = true;  // the same documents, edited, again and again
   options.selection.select = client_.select;
   options.selection.ignore = client_.ignore;

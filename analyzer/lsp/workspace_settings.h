@@ -23,9 +23,13 @@ struct ClientSettings {
   std::vector<std::string> ignore;  // like --ignore
   std::string config;               // a configuration file; empty = the nearest one
   int debounce_ms = 150;            // quiet time after a change before re-analyzing
+  // Analyze every file of the workspace, not only the open documents (findings are reported
+  // for the open documents either way).
+  bool analyze_workspace = true;
 };
 
-// Reads {"select": [...], "ignore": [...], "config": "...", "debounceMs": n}, also when nested
+// Reads {"select": [...], "ignore": [...], "config": "...", "debounceMs": n,
+// "analyzeWorkspace": bool}, also when nested
 // under "graphsafe". Unknown keys are ignored; a wrong type gives a warning and keeps the old
 // value. Returns the warnings.
 std::vector<std::string> updateClientSettings(const nlohmann::json& settings,
