@@ -5,7 +5,8 @@
 #   2. the Debian packages graphsafe and graphsafe-cuda, extracted with `dpkg-deb -x`;
 #   3. the wheel, pip-installed offline (--no-index) into a scratch virtualenv, the C++ frontend
 #      added through GRAPHSAFE_CUDA_FRONTEND (the module from the graphsafe-cuda package);
-#   4. the wheel as a pre-commit hook of `language: python` (when pre-commit is installed).
+#   4. the wheel as a pre-commit hook of `language: python` (when pre-commit is installed);
+#   5. with GRAPHSAFE_E2E_DPKG=1 (CI), the packages installed with dpkg -i and purged again.
 # Each must print what the build tree's binary prints. A binary copied without its module must
 # not find the build tree's module, and must say where it looked.
 #   tests/e2e/install.sh BUILD_DIR SOURCE_DIR [DIST_DIR]
@@ -139,4 +140,26 @@ YAML
     fail "the wheel as a pre-commit hook: exit $code: $(cat "$work/hook.out")"
 fi
 
-echo "install: cmake --install, the Debian packages ($version) and the wheel (also as a pre-commit hook) analyze as the build tree does"
+# 5. The Debian packages installed for real with dpkg -i, which checks their Depends against the
+# machine's packages (Debian 12's Clang 19 libraries), then removed. Only when asked
+# (GRAPHSAFE_E2E_DPKG=1: CI, on a fresh machine), as root, and when neither is installed already.
+installed_for_real=no
+if [ "${GRAPHSAFE_E2E_DPKG:-0}" = 1 ]; then
+  [ "$(id -u)" = 0 ] || fail "GRAPHSAFE_E2E_DPKG=1 needs root (dpkg -i)"
+  if dpkg-query -W graphsafe >/dev/null 2>&1 || dpkg-query -W graphsafe-cuda >/dev/null 2>&1; then
+    fail "graphsafe is installed on this machine already: not replacing it"
+  fi
+  trap 'dpkg --purge graphsafe-cuda graphsafe >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+  dpkg -i "$deb" "$deb_cuda" >"$work/dpkg.out" 2>&1 ||
+    fail "dpkg -i of the packages failed: $(cat "$work/dpkg.out")"
+  run dpkg-py /usr/bin/graphsafe check --no-cache examples/
+  expect_same dpkg-py ref-py
+  run dpkg-cu /usr/bin/graphsafe check --no-cache kernel.cu
+  expect_same dpkg-cu ref-cu
+  dpkg --purge graphsafe-cuda graphsafe >"$work/dpkg.out" 2>&1 ||
+    fail "dpkg --purge of the packages failed: $(cat "$work/dpkg.out")"
+  [ ! -e /usr/bin/graphsafe ] || fail "dpkg --purge left /usr/bin/graphsafe behind"
+  installed_for_real=yes
+fi
+
+echo "install: cmake --install, the Debian packages ($version; installed with dpkg -i: $installed_for_real) and the wheel (also as a pre-commit hook) analyze as the build tree does"
