@@ -20,6 +20,7 @@
 #include "analyzer/engine/cuda_frontend_loader.h"
 #include "analyzer/engine/engine.h"
 #include "analyzer/engine/file_walker.h"
+#include "analyzer/engine/unit_cache.h"
 #include "analyzer/io/atomic_write.h"
 #include "analyzer/output/output_format.h"
 #include "tests/temp_tree.h"
@@ -183,6 +184,91 @@ void run(cudaStream_t s, cudaGraph_t* graph) {
   EXPECT_FALSE(valid());
   EXPECT_TRUE(findings(runAnalysis(engine)).empty());
   EXPECT_TRUE(valid());
+}
+
+// C++ units keep their models in unit entries: a run the run entry cannot answer (here: its
+// entry is gone) takes each unit whose text, headers and settings did not change from its
+// entry, and a changed header invalidates exactly the units that included it.
+TEST_F(ResultCacheTest, EachCxxUnitIsKeptUntilItsOwnTextOrHeadersChange) {
+  if (std::string error; loadCudaFrontend(error) == nullptr) GTEST_SKIP() << error;
+  TempTree tree;
+  const char* unit = R"(#include <cuda_runtime.h>
+#include "NAME.h"
+void run(cudaStream_t s, cudaGraph_t* graph) {
+  cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+#if SYNC_IN_CAPTURE
+  cudaDeviceSynchronize();
+#endif
+  cudaStreamEndCapture(s, graph);
+}
+)";
+  auto unitText = [&](const std::string& name) {
+    std::string text = unit;
+    text.replace(text.find("NAME"), 4, name);
+    return text;
+  };
+  tree.write("a.h", "#define SYNC_IN_CAPTURE 1\n");
+  tree.write("b.h", "#define SYNC_IN_CAPTURE 1\n");
+  tree.write("a.cu", unitText("a"));
+  tree.write("b.cu", unitText("b"));
+  // Stamps an hour old: none is within the racy window, so a stamp proves a file unchanged.
+  for (const char* name : {"a.h", "b.h", "a.cu", "b.cu"}) {
+    fs::last_write_time(tree.path(name), fs::file_time_type::clock::now() - std::chrono::hours(1));
+  }
+  EngineOptions engine;
+  engine.paths = {tree.path()};
+  engine.jobs = 1;
+  engine.cache_dir = tree.path("cache");
+  engine.settings.cuda_path = "none";
+  auto kept = [&](const char* name) {
+    UnitCache units(engine.cache_dir, analysisSettingsKey(engine.settings));
+    return units.load(std::make_shared<SourceFile>(tree.path(name), tree.read(name))).has_value();
+  };
+  auto forgetRuns = [&] {
+    for (const auto& entry : fs::directory_iterator(tree.path("cache"))) {
+      if (entry.path().filename().string().starts_with("run-")) fs::remove(entry.path());
+    }
+  };
+  const std::vector<std::string> both = {"GS401 a.cu:6", "GS401 b.cu:6"};
+  EXPECT_EQ(findings(runAnalysis(engine)), both);
+  EXPECT_TRUE(kept("a.cu"));
+  EXPECT_TRUE(kept("b.cu"));
+
+  // Other settings the frontends read: no entry applies.
+  AnalysisSettings other = engine.settings;
+  other.extra_args = {"-DOTHER"};
+  EXPECT_FALSE(UnitCache(engine.cache_dir, analysisSettingsKey(other))
+                   .load(std::make_shared<SourceFile>(tree.path("a.cu"), tree.read("a.cu"))));
+
+  // The run entry gone, the units' entries give the same findings.
+  forgetRuns();
+  EXPECT_EQ(findings(runAnalysis(engine)), both);
+
+  // b.h changes (the same size): b.cu's entry no longer holds, a.cu's does.
+  tree.write("b.h", "#define SYNC_IN_CAPTURE 0\n");
+  EXPECT_TRUE(kept("a.cu"));
+  EXPECT_FALSE(kept("b.cu"));
+  EXPECT_EQ(findings(runAnalysis(engine)), std::vector<std::string>{"GS401 a.cu:6"});
+  EXPECT_TRUE(kept("b.cu"));
+
+  // A corrupt unit entry is ignored: the unit is parsed again and its entry rewritten.
+  for (const auto& entry : fs::directory_iterator(tree.path("cache"))) {
+    std::string name = entry.path().filename().string();
+    if (name.starts_with("unit-")) {
+      std::string text = tree.read("cache/" + name);
+      text[text.size() / 2] ^= 0x20;
+      tree.write("cache/" + name, text);
+    }
+  }
+  EXPECT_FALSE(kept("a.cu"));
+  forgetRuns();
+  EXPECT_EQ(findings(runAnalysis(engine)), std::vector<std::string>{"GS401 a.cu:6"});
+  EXPECT_TRUE(kept("a.cu"));
+  EXPECT_TRUE(kept("b.cu"));
+
+  // An edited unit text: not the entry's.
+  tree.write("a.cu", unitText("a") + "// edited\n");
+  EXPECT_FALSE(kept("a.cu"));
 }
 
 TEST_F(ResultCacheTest, AFileNothingReachedMayChangeWhileItStillCannotMatter) {

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -109,19 +110,29 @@ LoadedModule load() {
   return module;
 }
 
+// The module is opened once per process (the first C++ file that matters).
+std::once_flag module_once;
+LoadedModule loaded_module;
+std::atomic<bool> module_loaded{false};
+
 }  // namespace
 
+std::string loadedCudaFrontendModule() {
+  return module_loaded.load() && loaded_module.create != nullptr ? loaded_module.path : std::string();
+}
+
 std::unique_ptr<Frontend> loadCudaFrontend(std::string& error) {
-  static std::once_flag once;
-  static LoadedModule module;
-  std::call_once(once, [] { module = load(); });
-  if (module.create == nullptr) {
-    error = module.error;
+  std::call_once(module_once, [] {
+    loaded_module = load();
+    module_loaded = true;
+  });
+  if (loaded_module.create == nullptr) {
+    error = loaded_module.error;
     return nullptr;
   }
-  std::unique_ptr<Frontend> frontend(module.create(cudaFrontendAbi()));
+  std::unique_ptr<Frontend> frontend(loaded_module.create(cudaFrontendAbi()));
   if (!frontend) {
-    error = module.path + " was built from another version of graphsafe; rebuild it with this one";
+    error = loaded_module.path + " was built from another version of graphsafe; rebuild it with this one";
     return nullptr;
   }
   // Clang runs out of process: a translation unit that crashes it costs only its own file.

@@ -16,6 +16,9 @@ namespace graphsafe {
 // analyzed in a child process of its own (analyzer/engine/isolated_frontend.h).
 std::unique_ptr<Frontend> loadCudaFrontend(std::string& error);
 
+// The path of the module loadCudaFrontend() loaded, or "" when none is loaded (yet).
+std::string loadedCudaFrontendModule();
+
 // The module and the binary exchange model objects, so both must be built from the same headers.
 // This fingerprint of the exchanged types' layout is passed to the module's entry point, which
 // refuses to create a frontend when its own differs (a module copied from another build).

@@ -29,6 +29,7 @@
 #include "analyzer/engine/severity_overrides.h"
 #include "analyzer/engine/source_reader.h"
 #include "analyzer/engine/suppressions.h"
+#include "analyzer/engine/unit_cache.h"
 #include "analyzer/io/atomic_write.h"
 #include "frontends/python/module_name.h"
 
@@ -206,6 +207,7 @@ class LazyLowering {
  private:
   void lower(const std::vector<std::size_t>& batch, bool count = false) {
     RunProgress* progress = count ? options_.progress : nullptr;
+    const UnitCache* units = unitCache(batch);
     parallelFor(batch.size(), options_.jobs, [&](std::size_t k) {
       std::size_t i = batch[k];
       throwIfCancelled(options_);
@@ -216,8 +218,15 @@ class LazyLowering {
           return;
         }
       }
+      bool unit = units != nullptr && frontend_of_[i]->language() == Language::kCuda;
       try {
-        models_[i] = frontend_of_[i]->analyze(sources_[i], options_.settings);
+        std::optional<FileModel> stored = unit ? units->load(sources_[i]) : std::nullopt;
+        if (stored) {
+          models_[i] = std::move(*stored);
+        } else {
+          models_[i] = frontend_of_[i]->analyze(sources_[i], options_.settings);
+          if (unit) units->store(models_[i]);
+        }
         if (options_.lowering_cache != nullptr) {
           options_.lowering_cache->keep(models_[i], settings_key_);
         }
@@ -233,6 +242,20 @@ class LazyLowering {
       if (progress != nullptr) ++progress->done;
     });
     for (std::size_t i : batch) lowered_[i] = true;
+  }
+
+  // The C++ unit entries of the cache directory, when the run has one and `batch` holds a C++
+  // file (made on first use: its key names the C++ frontend module, loaded by then).
+  const UnitCache* unitCache(const std::vector<std::size_t>& batch) {
+    if (options_.cache_dir.empty()) return nullptr;
+    if (!unit_cache_) {
+      bool cxx = std::any_of(batch.begin(), batch.end(), [&](std::size_t i) {
+        return frontend_of_[i] != nullptr && frontend_of_[i]->language() == Language::kCuda;
+      });
+      if (!cxx) return nullptr;
+      unit_cache_.emplace(options_.cache_dir, analysisSettingsKey(options_.settings));
+    }
+    return &*unit_cache_;
   }
 
   // The files the lowered files import, and the files those import, in rounds: what a capture
@@ -279,6 +302,7 @@ class LazyLowering {
   std::vector<bool> lowered_;
   std::vector<const Frontend*> frontend_of_;
   std::string settings_key_;  // when a lowering cache is given
+  std::optional<UnitCache> unit_cache_;
 };
 
 struct EnabledCheck {

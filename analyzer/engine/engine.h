@@ -62,7 +62,8 @@ struct EngineOptions {
   std::vector<PerFileIgnore> per_file_ignores;
   // Rule ID or prefix -> severity reported; the longest matching prefix wins.
   std::map<std::string, Severity> severity_overrides;
-  // The result cache's directory (result_cache.h); empty = no cache. runAnalysis only.
+  // The cache directory; empty = no cache. runAnalysis keeps its result there (result_cache.h);
+  // every run keeps its C++ units' models there (unit_cache.h).
   std::string cache_dir;
   // Fill RunResult::regions (--show-regions, the JSON output).
   bool report_regions = false;

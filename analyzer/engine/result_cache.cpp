@@ -1,21 +1,15 @@
 #include "analyzer/engine/result_cache.h"
 
-#include <signal.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "analyzer/engine/cache_files.h"
 #include "analyzer/engine/source_reader.h"
 #include "analyzer/io/atomic_write.h"
 #include "analyzer/io/file_stamp.h"
@@ -29,10 +23,11 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 constexpr const char* kMagic = "graphsafe-result-cache 1";
-std::string hex(std::uint64_t value) {
-  char buffer[17];
-  std::snprintf(buffer, sizeof buffer, "%016llx", static_cast<unsigned long long>(value));
-  return buffer;
+// Names and messages that are not UTF-8 are stored as bytes (bytesToJson()); `replace` only
+// guards what is UTF-8 by construction.
+void writeEntry(const std::string& directory, const std::string& path, const json& payload) {
+  writeCacheEntry(directory, path, kMagic,
+                  payload.dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
 json rangeToJson(const SourceRange& range) {
@@ -168,81 +163,10 @@ RegionSummary regionFromJson(const json& value, SourceSet& sources) {
   return region;
 }
 
-// The payload of an entry file, or nullopt when the file is missing, foreign or corrupt.
-std::optional<std::string> readEntryPayload(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::string magic;
-  std::string checksum;
-  if (!std::getline(in, magic) || magic != kMagic || !std::getline(in, checksum)) {
-    return std::nullopt;
-  }
-  std::ostringstream rest;
-  rest << in.rdbuf();
-  std::string payload = std::move(rest).str();
-  if (checksum != hex(contentHash(payload))) return std::nullopt;
-  return payload;
-}
-
-void writeEntry(const std::string& directory, const std::string& path, const json& payload) {
-  std::error_code ec;
-  if (!fs::is_directory(directory, ec)) {
-    fs::create_directories(directory, ec);
-    if (ec) return;
-    // The cache is nobody's source: keep it out of version control and backups.
-    std::string ignored;
-    replaceOwnFileAtomically(directory + "/.gitignore", "# created by graphsafe\n*\n", ignored);
-    replaceOwnFileAtomically(directory + "/CACHEDIR.TAG",
-                        "Signature: 8a477f597d28d172789f06886806bc55\n"
-                        "# This directory is graphsafe's result cache (.graphsafe_cache).\n",
-                        ignored);
-  }
-  // Names and messages that are not UTF-8 are stored as bytes (bytesToJson()); `replace` only
-  // guards what is UTF-8 by construction.
-  std::string text = payload.dump(-1, ' ', false, json::error_handler_t::replace);
-  std::string content = std::string(kMagic) + "\n" + hex(contentHash(text)) + "\n" + text;
-  std::string error;
-  replaceOwnFileAtomically(path, content, error);
-}
-
 }  // namespace
 
 void pruneResultCache(const std::string& directory, std::uint64_t max_bytes) {
-  struct Entry {
-    fs::file_time_type time;
-    std::uint64_t size;
-    fs::path path;
-  };
-  std::vector<Entry> entries;
-  std::error_code ec;
-  for (fs::directory_iterator it(directory, ec), end; !ec && it != end; it.increment(ec)) {
-    std::string name = it->path().filename().string();
-    // A temporary whose writer is gone (killed mid-write) is never renamed into place.
-    if (long pid = 0; isAtomicWriteTemporary(name, pid)) {
-      if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
-        fs::remove(it->path(), ec);
-        ec.clear();
-      }
-      continue;
-    }
-    if (!name.starts_with("run-") || !name.ends_with(".entry")) continue;
-    if (it->is_symlink(ec)) {
-      fs::remove(it->path(), ec);  // not an entry graphsafe wrote; the link goes, not its target
-      ec.clear();
-      continue;
-    }
-    std::error_code stat_error;
-    auto size = it->file_size(stat_error);
-    auto time = it->last_write_time(stat_error);
-    if (!stat_error) entries.push_back({time, size, it->path()});
-  }
-  std::sort(entries.begin(), entries.end(),
-            [](const Entry& a, const Entry& b) { return a.time > b.time; });
-  std::uint64_t total = 0;
-  for (const Entry& entry : entries) {
-    total += entry.size;
-    if (total > max_bytes) fs::remove(entry.path, ec);
-  }
+  pruneCacheDirectory(directory, max_bytes);
 }
 
 namespace {
@@ -254,34 +178,17 @@ json fileRecord(const std::string& path, bool accepted, bool lowered, std::uint6
                       fields.ctime_ns, fields.inode});
 }
 
-json dependencyRecord(const std::string& path, std::uint64_t hash,
-                      const std::optional<FileStamp>& stat) {
-  FileStamp fields = stat.value_or(FileStamp{});
-  return json::array(
-      {bytesToJson(path), hash, fields.size, fields.mtime_ns, fields.ctime_ns, fields.inode});
-}
-
-// The content hash of a file the run did not analyze itself (a header, a compile database), or
-// nullopt when it cannot be read.
-std::optional<std::uint64_t> hashOfFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) return std::nullopt;
-  return contentHash(text);
-}
-
 }  // namespace
 
 ResultCache::ResultCache(std::string directory, std::string key)
     : directory_(std::move(directory)), key_(std::move(key)), started_ns_(wallClockNs()) {
-  entry_path_ = directory_ + "/run-" + hex(contentHash(key_)) + ".entry";
+  entry_path_ = directory_ + "/run-" + hexHash(contentHash(key_)) + ".entry";
 }
 
 std::optional<RunResult> ResultCache::load(const std::vector<std::string>& paths,
                                            const AnalysisSettings& settings,
                                            const IrrelevanceTest& still_irrelevant) {
-  std::optional<std::string> payload = readEntryPayload(entry_path_);
+  std::optional<std::string> payload = readCacheEntry(entry_path_, kMagic);
   if (!payload) return std::nullopt;
   try {
     json entry = json::parse(*payload);
@@ -321,16 +228,7 @@ std::optional<RunResult> ResultCache::load(const std::vector<std::string>& paths
     // Headers and compile databases: unchanged, or the entry proves nothing.
     if (entry.contains("dependencies")) {
       for (json& record : entry.at("dependencies")) {
-        const std::string path = bytesFromJson(record.at(0));
-        FileStamp recorded{record.at(2).get<std::uint64_t>(), record.at(3).get<std::int64_t>(),
-                            record.at(4).get<std::int64_t>(), record.at(5).get<std::uint64_t>()};
-        std::optional<FileStamp> now = stampFile(path);
-        if (!now) return std::nullopt;
-        if (*now == recorded && !racyStamp(recorded, written_ns)) continue;
-        std::optional<std::uint64_t> current = hashOfFile(path);
-        if (!current || *current != record.at(1).get<std::uint64_t>()) return std::nullopt;
-        record = dependencyRecord(path, *current, now);
-        refreshed = true;
+        if (!dependencyUnchanged(record, written_ns, refreshed)) return std::nullopt;
       }
     }
 
@@ -375,9 +273,9 @@ void ResultCache::store(const std::vector<CachedFileState>& files, const RunResu
     }
     json dependency_records = json::array();
     for (const std::string& path : dependencies) {
-      std::optional<std::uint64_t> hash = hashOfFile(path);
-      if (!hash) return;  // gone already: nothing to prove a later run by
-      dependency_records.push_back(dependencyRecord(path, *hash, stampFile(path)));
+      std::optional<json> record = dependencyRecordNow(path);
+      if (!record) return;  // gone already: nothing to prove a later run by
+      dependency_records.push_back(std::move(*record));
     }
     json notices = json::array();
     for (const Notice& notice : result.notices) {
