@@ -6,6 +6,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <deque>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -757,7 +758,14 @@ void Server::startAnalysis() {
     analyzed_generation_ = generation_;
     return;
   }
-  if (!input.workspace_root.empty()) input.options.jobs = 0;  // a workspace: every core
+  if (!input.workspace_root.empty()) {
+    input.options.jobs = 0;  // a workspace: every core
+    // The command line's C++ unit entries, when the workspace has its cache: the first
+    // analysis then parses no C++ unit that `graphsafe check` parsed already (unit_cache.h).
+    std::error_code ec;
+    std::string cache = input.workspace_root + "/.graphsafe_cache";
+    if (std::filesystem::is_directory(cache, ec)) input.options.cache_dir = cache;
+  }
   input.settings_changed = settings_changed_;
   settings_changed_ = false;
   running_generation_ = input.generation;
