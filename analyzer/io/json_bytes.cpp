@@ -6,16 +6,12 @@
 
 namespace graphsafe {
 
-namespace {
-
 int hexDigit(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
   if (c >= 'A' && c <= 'F') return c - 'A' + 10;
   return -1;
 }
-
-}  // namespace
 
 bool isUtf8(std::string_view bytes) {
   return firstInvalidUtf8(bytes) == std::string_view::npos;

@@ -14,6 +14,9 @@ namespace graphsafe {
 
 bool isUtf8(std::string_view bytes);
 
+// The value of one hex digit (either case), or -1.
+int hexDigit(char c);
+
 // Two lowercase hex digits a byte; and back, nullopt for anything else.
 std::string bytesToHex(std::string_view bytes);
 std::optional<std::string> bytesFromHex(std::string_view hex);

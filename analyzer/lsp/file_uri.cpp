@@ -3,18 +3,9 @@
 #include <filesystem>
 #include <system_error>
 
+#include "analyzer/io/json_bytes.h"
+
 namespace graphsafe::lsp {
-
-namespace {
-
-int hexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-}  // namespace
 
 std::optional<std::string> pathFromUri(std::string_view uri) {
   constexpr std::string_view kScheme = "file://";
@@ -40,8 +31,8 @@ std::optional<std::string> pathFromUri(std::string_view uri) {
       continue;
     }
     if (i + 2 >= rest.size()) return std::nullopt;
-    int high = hexValue(rest[i + 1]);
-    int low = hexValue(rest[i + 2]);
+    int high = hexDigit(rest[i + 1]);
+    int low = hexDigit(rest[i + 2]);
     if (high < 0 || low < 0) return std::nullopt;
     char decoded = static_cast<char>(high * 16 + low);
     if (decoded == '\0') return std::nullopt;
