@@ -339,6 +339,43 @@ void refreshed(float* x, cudaStream_t s, int steps, cudaGraphNode_t node,
   EXPECT_EQ(updated[0]->args[1].kind, ValueKind::kUnknown);  // node parameters set anew
 }
 
+// A local vector's block, followed from constants: only an edit known to move it frees it.
+TEST_P(CudaFrontendTest, VectorEditsThatMoveTheCapturedBlock) {
+  FileModel model = analyze(std::string(kKernels) + R"(
+#include <vector>
+void run(float* d, cudaStream_t s, bool more) {
+  std::vector<float> grown(16);
+  std::vector<float> roomy;
+  roomy.reserve(64);
+  roomy.resize(16);
+  cudaGraph_t graph;
+  cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+  cudaMemcpyAsync(d, grown.data(), 64, cudaMemcpyHostToDevice, s);
+  cudaMemcpyAsync(d, roomy.data(), 64, cudaMemcpyHostToDevice, s);
+  cudaStreamEndCapture(s, &graph);
+  roomy.resize(64);
+  roomy.push_back(1.0f);
+  if (more) grown.resize(8);
+  grown.resize(1024);
+}
+)");
+  const FunctionModel* run = function(model, "run");
+  ASSERT_NE(run, nullptr);
+  auto frees = events(run, EventKind::kFree);
+  // roomy.push_back past 64, then the end of the body for both; grown.resize(1024) follows an
+  // edit in a branch, after which grown's capacity is not known.
+  ASSERT_EQ(frees.size(), 3u);
+  EXPECT_EQ(frees[0]->target, "roomy");
+  EXPECT_EQ(frees[0]->api, "std::vector::push_back");
+  EXPECT_EQ(frees[0]->flags & kFlagScopeExit, 0u);
+  EXPECT_EQ(frees[1]->flags & kFlagScopeExit, kFlagScopeExit);
+  EXPECT_EQ(frees[2]->flags & kFlagScopeExit, kFlagScopeExit);
+  const CaptureRegion& region = model.regions.at(0);
+  ASSERT_EQ(region.inputs.size(), 3u);  // the device pointer, then what data() points into
+  EXPECT_EQ(region.inputs[1].name, "grown");
+  EXPECT_EQ(region.inputs[2].name, "roomy");
+}
+
 TEST_P(CudaFrontendTest, RelaxedCapturePermitsAllocation) {
   FileModel model = analyze(std::string(kKernels) + R"(
 void run(cudaStream_t s, cudaGraph_t* graph) {

@@ -90,6 +90,8 @@ enum EventFlag : std::uint32_t {
   kFlagUntypedReceiver = 1u << 16,  // kTensorOp: lowering cannot tell that the receiver is a
                                     // tensor (a helper's result); the region walk keeps it only
                                     // where the program model types `tensor` as one
+  kFlagScopeExit = 1u << 17,        // kFree (C++): a local that owns host memory goes out of
+                                    // scope (the end of its block)
 };
 
 // A test the code around an event makes before the event runs, from `if`, `and`/`or`, ternary,

@@ -11,12 +11,14 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "analyzer/model/stream_wording.h"
 #include "frontends/cuda/cuda_api_table.h"
+#include "frontends/cuda/vector_storage.h"
 
 namespace graphsafe::cuda {
 
@@ -274,6 +276,7 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
     compounds_.push_back(block);
     bool result = Base::TraverseCompoundStmt(block);
     compounds_.pop_back();
+    noteScopeExit(block);
     return result;
   }
 
@@ -354,6 +357,7 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
 
   bool VisitCallExpr(clang::CallExpr* call) {
     if (function_ == nullptr) return true;
+    noteVectorEdits(call);
     if (auto* launch = dyn_cast<clang::CUDAKernelCallExpr>(call)) {
       lowerLaunch(launch);
       return true;
@@ -396,6 +400,19 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
     return true;
   }
 
+  // `return exec;`: the executable graph outlives the function.
+  bool VisitReturnStmt(clang::ReturnStmt* ret) {
+    const clang::Expr* value = ret->getRetValue();
+    if (function_ == nullptr || value == nullptr || !isExecutableGraph(value->getType())) {
+      return true;
+    }
+    const clang::Expr* named = strip(value);
+    if (!isa<clang::DeclRefExpr, clang::MemberExpr>(named)) return true;
+    RawItem& item = addEvent(EventKind::kStore, value, "return");
+    item.event.source = textOf(named);
+    return true;
+  }
+
   bool VisitUnaryOperator(clang::UnaryOperator* op) {
     if (function_ != nullptr && op->isIncrementDecrementOp()) {
       noteWrite(op->getSubExpr(), nullptr, op, false);
@@ -404,6 +421,7 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
   }
 
   bool VisitVarDecl(clang::VarDecl* var) {
+    if (function_ != nullptr) noteOwnedStorage(var);
     // A parameter's default is what callers that leave it out pass, not its value: the calls
     // decide (stream handoffs).
     if (function_ == nullptr || !var->hasInit() || isa<clang::ParmVarDecl>(var)) return true;
@@ -432,6 +450,13 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
   }
 
  private:
+  // A local that owns host memory (see noteOwnedStorage).
+  struct OwnedStorage {
+    std::pair<std::uint32_t, std::uint32_t> block;  // the block it is declared in
+    std::optional<VectorStorage> vector;            // a std::vector's block, as far as known
+    bool read = false;                              // its memory is an argument of some work
+  };
+
   // ---- scopes ------------------------------------------------------------------------------
 
   class BlockScope {
@@ -587,6 +612,7 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
     tainted_.clear();
     polarity_.clear();
     not_capturing_ranges_.clear();
+    owned_.clear();
     unit_.functions.push_back(std::move(raw));
   }
 
@@ -657,12 +683,17 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
   // ---- items -------------------------------------------------------------------------------
 
   RawItem& addItem(ItemRole role, EventKind kind, const clang::Expr* at, std::string api) {
+    return addItem(role, kind, at->getSourceRange(), std::move(api), textOf(at));
+  }
+
+  RawItem& addItem(ItemRole role, EventKind kind, clang::SourceRange at, std::string api,
+                   std::string text) {
     RawItem& item = function_->items.emplace_back();
     item.role = role;
     item.event.kind = kind;
-    item.event.range = rangeOf(at->getSourceRange());
+    item.event.range = rangeOf(at);
     item.event.api = std::move(api);
-    item.event.text = textOf(at);
+    item.event.text = std::move(text);
     item.not_capturing = not_capturing_ > 0;
     for (const auto& [from, to] : not_capturing_ranges_) {
       item.not_capturing =
@@ -818,6 +849,10 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
       item.event.args.push_back(std::move(facts.value));
       item.arg_vars.push_back(std::move(facts.vars));
       const clang::Expr* named = strip(arg);
+      if (const clang::Expr* owner = storageOwner(named)) {
+        item.arg_paths.push_back(textOf(owner));
+        continue;
+      }
       item.arg_paths.push_back(isa<clang::DeclRefExpr, clang::MemberExpr>(named) ? textOf(named)
                                                                                  : std::string());
     }
@@ -1029,6 +1064,7 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
     item.event.callee_qualified = callee.qualified;
     setArguments(item, call->arguments());
     noteStreamArguments(item, call, callee);
+    noteTemporaryStorage(call);
   }
 
   // The streams a call hands to the callee's stream parameters, for following a stream into the
@@ -1368,6 +1404,12 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
         RawItem& item = addItem(ItemRole::kInstantiate, EventKind::kCall, call, name);
         item.key = pathOf(argument(call, 1));
         item.text = pathOf(out);
+        if (out != nullptr && outlivesFunction(out)) {
+          std::string kept = item.text;
+          RawItem& store = addEvent(EventKind::kStore, call, name);
+          store.event.target = kept;
+          store.event.source = kept;
+        }
         break;
       }
       case ApiRole::kExecUpdate: {
@@ -1469,6 +1511,7 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
                  bool plain_assignment) {
     const clang::Expr* lhs = target->IgnoreParenImpCasts();
     bool dependent = value != nullptr && captureDependent(value, 0);
+    if (plain_assignment) noteGraphKept(lhs, value, whole);
     if (const auto* ref = dyn_cast<clang::DeclRefExpr>(lhs)) {
       const auto* var = dyn_cast<clang::VarDecl>(ref->getDecl());
       if (var == nullptr) return;
@@ -1546,6 +1589,338 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
     const clang::Expr* source = strip(value);
     if (isa<clang::DeclRefExpr, clang::MemberExpr>(source)) return textOf(source);
     return "";
+  }
+
+  // ---- host memory owned by locals ---------------------------------------------------------
+  // A local std::vector, std::array or C array owns the host memory a captured copy reads from
+  // (`cudaMemcpyAsync(d, host.data(), ...)`). The memory is freed when the local goes out of
+  // scope, and a vector moves its elements to a new block (freeing the old one) when it grows
+  // past its capacity or takes another vector's block. Each of those is a kFree of the local,
+  // for GS202; a vector edit whose effect on the block is not known is none.
+
+  enum class OwnerKind : std::uint8_t { kNone, kVector, kFixed };
+
+  static OwnerKind ownerKind(clang::QualType type) {
+    if (type.isNull() || type->isDependentType() || type->isReferenceType()) {
+      return OwnerKind::kNone;
+    }
+    if (type->isConstantArrayType()) return OwnerKind::kFixed;
+    const auto* record = type->getAsCXXRecordDecl();
+    if (record == nullptr || record->getIdentifier() == nullptr || !record->isInStdNamespace()) {
+      return OwnerKind::kNone;
+    }
+    if (record->getName() == "vector") return OwnerKind::kVector;
+    if (record->getName() == "array") return OwnerKind::kFixed;
+    return OwnerKind::kNone;
+  }
+
+  static bool isExecutableGraph(clang::QualType type) {
+    return typeNameContains(type, "CUgraphExec_st");
+  }
+
+  std::optional<std::uint64_t> constantCount(const clang::Expr* expr) const {
+    if (expr == nullptr || expr->isValueDependent() || expr->isTypeDependent() ||
+        !expr->getType()->isIntegralOrEnumerationType()) {
+      return std::nullopt;
+    }
+    clang::Expr::EvalResult result;
+    if (!expr->EvaluateAsInt(result, context_) || result.Val.getInt().isNegative()) {
+      return std::nullopt;
+    }
+    return result.Val.getInt().getLimitedValue();
+  }
+
+  // The block a vector starts with: exactly its elements when constructed with a constant count
+  // or an initializer list; unknown when copied or built from a range.
+  VectorStorage initialStorage(const clang::VarDecl* var) const {
+    const clang::Expr* init = var->getInit();
+    const auto* construct =
+        init != nullptr ? dyn_cast<clang::CXXConstructExpr>(init->IgnoreImplicit()) : nullptr;
+    if (construct == nullptr) return VectorStorage::unknown();
+    if (construct->getNumArgs() == 0 || isa<clang::CXXDefaultArgExpr>(construct->getArg(0))) {
+      return VectorStorage::withSize(0);
+    }
+    const clang::Expr* first = construct->getArg(0)->IgnoreImplicit();
+    if (const auto* list = dyn_cast<clang::CXXStdInitializerListExpr>(first)) {
+      const auto* inits = dyn_cast<clang::InitListExpr>(list->getSubExpr()->IgnoreImplicit());
+      return inits != nullptr ? VectorStorage::withSize(inits->getNumInits())
+                              : VectorStorage::unknown();
+    }
+    if (std::optional<std::uint64_t> count = constantCount(first)) {
+      return VectorStorage::withSize(*count);
+    }
+    return VectorStorage::unknown();
+  }
+
+  void noteOwnedStorage(const clang::VarDecl* var) {
+    if (!var->hasLocalStorage()) return;
+    clang::QualType type = var->getType();
+    if (isa<clang::ParmVarDecl>(var)) {
+      // Taken by value: the function's own copy, freed when it returns.
+      std::uint32_t begin = 0;
+      std::uint32_t end = 0;
+      const clang::Stmt* body = current_decl_ != nullptr ? current_decl_->getBody() : nullptr;
+      if (body == nullptr || var->getDeclContext() != current_decl_ ||
+          ownerKind(type) == OwnerKind::kNone || !fileRange(body->getSourceRange(), begin, end)) {
+        return;
+      }
+      OwnedStorage owned;
+      owned.block = {begin, end};
+      owned_[var->getCanonicalDecl()] = owned;
+      return;
+    }
+    if (type->isReferenceType()) {
+      // Another name that may edit a vector: its block is not followed any more.
+      if (!type->getPointeeType().isConstQualified() && var->hasInit()) {
+        if (const clang::VarDecl* edited = ownedVector(var->getInit())) {
+          editVector(edited, {VectorOp::kUnknownEdit, std::nullopt}, nullptr, "");
+        }
+      }
+      return;
+    }
+    OwnerKind kind = ownerKind(type);
+    if (kind == OwnerKind::kNone || blocks_.empty()) return;
+    OwnedStorage owned;
+    owned.block = blocks_.back();
+    if (kind == OwnerKind::kVector) owned.vector = initialStorage(var);
+    owned_[var->getCanonicalDecl()] = owned;
+  }
+
+  const clang::VarDecl* ownedLocal(const clang::Expr* expr) const {
+    const auto* ref = dyn_cast_or_null<clang::DeclRefExpr>(strip(expr));
+    const auto* var = ref != nullptr ? dyn_cast<clang::VarDecl>(ref->getDecl()) : nullptr;
+    if (var == nullptr) return nullptr;
+    var = var->getCanonicalDecl();
+    return owned_.count(var) != 0 ? var : nullptr;
+  }
+
+  const clang::VarDecl* ownedVector(const clang::Expr* expr) const {
+    const clang::VarDecl* var = ownedLocal(expr);
+    return var != nullptr && owned_.at(var).vector ? var : nullptr;
+  }
+
+  // The container whose memory a pointer argument points into (`host.data()`, `&host[0]`), or
+  // null; a local that owns that memory (or a local array passed as it is) is marked read.
+  const clang::Expr* storageOwner(const clang::Expr* pointer) {
+    const clang::Expr* owner = nullptr;
+    if (const auto* member = dyn_cast<clang::CXXMemberCallExpr>(pointer)) {
+      const clang::CXXMethodDecl* method = member->getMethodDecl();
+      if (method != nullptr && method->getIdentifier() != nullptr && method->getName() == "data") {
+        owner = strip(member->getImplicitObjectArgument());
+      }
+    } else if (const auto* unary = dyn_cast<clang::UnaryOperator>(pointer);
+               unary != nullptr && unary->getOpcode() == clang::UO_AddrOf) {
+      if (const clang::Expr* base = indexedBase(unary->getSubExpr())) owner = base;
+    }
+    const clang::Expr* named = owner != nullptr ? owner : pointer;
+    if (!isa<clang::DeclRefExpr, clang::MemberExpr>(named)) return nullptr;
+    if (ownerKind(named->getType().getNonReferenceType()) == OwnerKind::kNone) return nullptr;
+    if (const clang::VarDecl* var = ownedLocal(named)) owned_.at(var).read = true;
+    return owner;
+  }
+
+  struct VectorEdit {
+    VectorOp op = VectorOp::kUnknownEdit;
+    std::optional<std::uint64_t> count;
+  };
+
+  // What a std::vector method does to the block; nullopt for one that leaves it alone.
+  std::optional<VectorEdit> vectorEdit(llvm::StringRef name,
+                                       const clang::CXXMemberCallExpr* call) const {
+    static constexpr llvm::StringLiteral kReaders[] = {
+        "data", "at",   "front", "back",     "begin",  "end",  "rbegin",
+        "rend", "size", "empty", "capacity", "cbegin", "cend", "operator[]"};
+    for (llvm::StringRef reader : kReaders) {
+      if (name == reader) return std::nullopt;
+    }
+    const unsigned args = call->getNumArgs();
+    auto countArg = [&]() { return args > 0 ? constantCount(call->getArg(0)) : std::nullopt; };
+    if (name == "reserve") return VectorEdit{VectorOp::kReserve, countArg()};
+    if (name == "resize") return VectorEdit{VectorOp::kResize, countArg()};
+    if (name == "assign" && args == 2 &&
+        call->getArg(0)->getType()->isIntegralOrEnumerationType()) {
+      return VectorEdit{VectorOp::kResize, countArg()};
+    }
+    if (name == "push_back" || name == "emplace_back" || name == "emplace") {
+      return VectorEdit{VectorOp::kGrowByOne, std::nullopt};
+    }
+    if (name == "insert" && args == 2 &&
+        !typeNameContains(call->getArg(1)->getType(), "initializer_list")) {
+      return VectorEdit{VectorOp::kGrowByOne, std::nullopt};
+    }
+    if (name == "clear") return VectorEdit{VectorOp::kClear, std::nullopt};
+    if (name == "swap") return VectorEdit{VectorOp::kReplace, std::nullopt};
+    return VectorEdit{VectorOp::kUnknownEdit, std::nullopt};
+  }
+
+  // Applies an edit to a local vector's block; one known to move it frees the old block there.
+  void editVector(const clang::VarDecl* var, const VectorEdit& edit, const clang::Expr* at,
+                  const std::string& api) {
+    auto it = owned_.find(var);
+    if (it == owned_.end() || !it->second.vector) return;
+    VectorStorage& storage = *it->second.vector;
+    const bool moves = storage.apply(edit.op, edit.count);
+    // Run in a nested block (a branch, a loop): what the block is afterwards is not known.
+    if (blocks_.empty() || blocks_.back() != it->second.block) storage.forget();
+    if (!moves || at == nullptr) return;
+    std::string name = var->getNameAsString();
+    addEvent(EventKind::kFree, at, api, name).event.target = name;
+  }
+
+  // `std::move(v)`: the vector it names, handed on.
+  const clang::VarDecl* movedVector(const clang::Expr* expr) const {
+    const auto* call = dyn_cast_or_null<clang::CallExpr>(strip(expr));
+    const clang::FunctionDecl* callee = call != nullptr ? call->getDirectCallee() : nullptr;
+    if (callee == nullptr || callee->getIdentifier() == nullptr || callee->getName() != "move" ||
+        !callee->isInStdNamespace() || call->getNumArgs() != 1) {
+      return nullptr;
+    }
+    return ownedVector(call->getArg(0));
+  }
+
+  void noteVectorEdits(const clang::CallExpr* call) {
+    if (owned_.empty()) return;
+    if (const auto* member = dyn_cast<clang::CXXMemberCallExpr>(call)) {
+      const clang::CXXMethodDecl* method = member->getMethodDecl();
+      const clang::VarDecl* var = ownedVector(member->getImplicitObjectArgument());
+      if (var != nullptr && method != nullptr && method->getIdentifier() != nullptr) {
+        const std::string api = "std::vector::" + method->getNameAsString();
+        if (std::optional<VectorEdit> edit = vectorEdit(method->getName(), member)) {
+          editVector(var, *edit, call, api);
+        }
+        if (method->getName() == "swap" && member->getNumArgs() == 1) {
+          if (const clang::VarDecl* other = ownedVector(member->getArg(0))) {
+            editVector(other, {VectorOp::kReplace, std::nullopt}, call, api);
+          }
+        }
+        return;
+      }
+    }
+    if (const auto* op = dyn_cast<clang::CXXOperatorCallExpr>(call)) {
+      if (op->getOperator() != clang::OO_Equal || op->getNumArgs() != 2) return;
+      if (const clang::VarDecl* moved = movedVector(op->getArg(1))) {
+        editVector(moved, {VectorOp::kUnknownEdit, std::nullopt}, nullptr, "");
+      }
+      const clang::VarDecl* var = ownedVector(op->getArg(0));
+      if (var == nullptr) return;
+      const auto* method = dyn_cast_or_null<clang::CXXMethodDecl>(op->getDirectCallee());
+      // Move assignment takes the other vector's block and frees this one's; a copy may reuse it.
+      const bool takes = method != nullptr && method->isMoveAssignmentOperator();
+      editVector(var, {takes ? VectorOp::kReplace : VectorOp::kUnknownEdit, std::nullopt}, call,
+                 "std::vector::operator=");
+      return;
+    }
+    // std::swap(a, b) exchanges the blocks; a parameter taking a non-const reference (or the
+    // vector handed on with std::move) may change one in ways not followed here.
+    const clang::FunctionDecl* callee = call->getDirectCallee();
+    const bool swap = callee != nullptr && callee->getIdentifier() != nullptr &&
+                      callee->getName() == "swap" && callee->isInStdNamespace();
+    for (unsigned i = 0; i < call->getNumArgs(); ++i) {
+      if (const clang::VarDecl* moved = movedVector(call->getArg(i))) {
+        editVector(moved, {VectorOp::kUnknownEdit, std::nullopt}, nullptr, "");
+        continue;
+      }
+      const clang::VarDecl* var = ownedVector(call->getArg(i));
+      if (var == nullptr) continue;
+      if (swap) {
+        editVector(var, {VectorOp::kReplace, std::nullopt}, call, "std::swap");
+        continue;
+      }
+      const bool known_param = callee != nullptr && i < callee->getNumParams();
+      clang::QualType type = known_param ? callee->getParamDecl(i)->getType() : clang::QualType();
+      if (!known_param || (type->isReferenceType() && !type->getPointeeType().isConstQualified())) {
+        editVector(var, {VectorOp::kUnknownEdit, std::nullopt}, nullptr, "");
+      }
+    }
+  }
+
+  // A temporary container passed to a reference parameter (`r.capture(std::vector<float>(16))`)
+  // is freed at the end of the statement: a kFree of it (named only in its text), which GS202
+  // pairs with a callee that keeps a graph reading the parameter's memory.
+  void noteTemporaryStorage(const clang::CallExpr* call) {
+    for (const clang::Expr* arg : call->arguments()) {
+      // (IgnoreParenImpCasts would step over the MaterializeTemporaryExpr itself.)
+      const clang::Expr* bound = arg->IgnoreParens();
+      while (const auto* cast = dyn_cast<clang::ImplicitCastExpr>(bound)) {
+        bound = cast->getSubExpr()->IgnoreParens();
+      }
+      const auto* temporary = dyn_cast<clang::MaterializeTemporaryExpr>(bound);
+      if (temporary == nullptr || temporary->getExtendingDecl() != nullptr ||
+          ownerKind(temporary->getType()) == OwnerKind::kNone) {
+        continue;
+      }
+      RawItem& item = addItem(ItemRole::kEvent, EventKind::kFree, arg->getSourceRange(),
+                              "temporary", textOf(arg));
+      item.event.flags |= kFlagScopeExit;
+    }
+  }
+
+  // The end of a block: the locals declared in it that device work read from are freed here.
+  void noteScopeExit(const clang::CompoundStmt* block) {
+    std::uint32_t begin = 0;
+    std::uint32_t end = 0;
+    if (owned_.empty() || !fileRange(block->getSourceRange(), begin, end)) return;
+    for (auto it = owned_.begin(); it != owned_.end();) {
+      if (it->second.block != std::make_pair(begin, end)) {
+        ++it;
+        continue;
+      }
+      if (it->second.read) {
+        std::string name = it->first->getNameAsString();
+        RawItem& item = addItem(ItemRole::kEvent, EventKind::kFree,
+                                clang::SourceRange(block->getRBracLoc(), block->getRBracLoc()),
+                                "scope exit", "");
+        item.event.subject.text = name;
+        item.event.target = name;
+        item.event.flags |= kFlagScopeExit;
+      }
+      it = owned_.erase(it);
+    }
+  }
+
+  // ---- executable graphs that outlive the function ------------------------------------------
+
+  // Does the object an lvalue names outlive the function: a member (of this object, or of one
+  // reached through a reference or pointer), a global or static, an element of one, or what a
+  // reference or pointer parameter refers to?
+  bool objectOutlives(const clang::Expr* expr) const {
+    expr = strip(expr);
+    if (const clang::Expr* base = indexedBase(expr)) return objectOutlives(base);
+    if (const auto* member = dyn_cast<clang::MemberExpr>(expr)) {
+      if (member->isArrow()) return true;
+      return objectOutlives(member->getBase());
+    }
+    if (isa<clang::CXXThisExpr>(expr)) return true;
+    if (const auto* unary = dyn_cast<clang::UnaryOperator>(expr);
+        unary != nullptr && unary->getOpcode() == clang::UO_Deref) {
+      const auto* ref = dyn_cast<clang::DeclRefExpr>(strip(unary->getSubExpr()));
+      return ref != nullptr && isa<clang::ParmVarDecl>(ref->getDecl());
+    }
+    const auto* ref = dyn_cast<clang::DeclRefExpr>(expr);
+    const auto* var = ref != nullptr ? dyn_cast<clang::VarDecl>(ref->getDecl()) : nullptr;
+    if (var == nullptr) return false;
+    return var->hasGlobalStorage() || var->getType()->isReferenceType();
+  }
+
+  // An out argument (`&exec`, `&this->exec_`, `out`): is what it points at kept past the call?
+  bool outlivesFunction(const clang::Expr* out) const {
+    const clang::Expr* expr = strip(out);
+    if (const auto* unary = dyn_cast<clang::UnaryOperator>(expr);
+        unary != nullptr && unary->getOpcode() == clang::UO_AddrOf) {
+      return objectOutlives(unary->getSubExpr());
+    }
+    const auto* ref = dyn_cast<clang::DeclRefExpr>(expr);
+    return ref != nullptr && isa<clang::ParmVarDecl>(ref->getDecl());
+  }
+
+  // `exec_ = exec;`, `*out = exec;`, `graphs_[key] = exec;`: the executable graph is kept.
+  void noteGraphKept(const clang::Expr* lhs, const clang::Expr* value, const clang::Expr* whole) {
+    if (value == nullptr || !isExecutableGraph(value->getType()) || !objectOutlives(lhs)) return;
+    const clang::Expr* named = strip(value);
+    if (!isa<clang::DeclRefExpr, clang::MemberExpr>(named)) return;
+    RawItem& item = addEvent(EventKind::kStore, whole, "=");
+    item.event.target = pathOf(lhs);
+    item.event.source = textOf(named);
   }
 
   // ---- capture-dependent branches ----------------------------------------------------------
@@ -1718,6 +2093,7 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
   std::map<const clang::VarDecl*, std::int32_t> loop_of_var_;
   std::map<const clang::VarDecl*, StreamRef> aliases_;
   std::set<const clang::VarDecl*> created_locals_;
+  std::map<const clang::VarDecl*, OwnedStorage> owned_;  // see noteOwnedStorage
   std::set<const clang::Decl*> tainted_;
   std::map<const clang::Decl*, int> polarity_;  // capture-state flags: see capturePolarity
   std::vector<std::pair<std::uint32_t, std::uint32_t>> not_capturing_ranges_;

@@ -74,6 +74,7 @@ class FreedStaticInputCheck final : public Check {
         checkRelease(flow, r, home, known, *input, sink);
       }
     }
+    if (file.language == Language::kCuda) checkTemporaries(flow, sink);
   }
 
  private:
@@ -210,6 +211,88 @@ class FreedStaticInputCheck final : public Check {
     sink.reportAt(file.source, at, std::move(message), std::move(related));
   }
 
+  // C++: a local that owns the host memory a captured copy reads goes out of scope at the end
+  // of the function, while the executable graph is kept (a member, an out parameter, returned).
+  static void checkKeptPastScope(const CaptureFlow& flow, std::size_t r, const FunctionModel& home,
+                                 const RegionName& input, DiagnosticSink& sink) {
+    const Event* kept = graphKept(flow, r, home);
+    if (kept == nullptr) return;
+    const FileModel& file = flow.file();
+    const CaptureRegion& region = file.regions[r];
+    std::string where = kept->api == "return" ? "the executable graph is returned here"
+                                              : "the executable graph is kept here";
+    std::string message = "`" + input.name + "` is read by the CUDA graph captured at line " +
+                          lineOf(region.site) + ", but it is a local of `" + home.name +
+                          "` that owns its host memory, and " + where + ": when `" + home.name +
+                          "` returns, the memory is freed and every launch copies from whatever "
+                          "is allocated there next";
+    std::vector<RelatedLocation> related;
+    related.push_back(
+        {file.source, region.site, "the graph captures `" + input.name + "`'s address here"});
+    related.push_back({file.source, input.range, "read under capture here"});
+    sink.reportAt(file.source, kept->range, std::move(message), std::move(related));
+  }
+
+  // C++: a temporary container passed to a function of the file that captures a copy from the
+  // parameter's memory into a graph it keeps (`r.capture(std::vector<float>(16))`): the
+  // temporary is freed at the end of the statement, the graph copies from its memory at every
+  // launch.
+  static void checkTemporaries(const CaptureFlow& flow, DiagnosticSink& sink) {
+    const FileModel& file = flow.file();
+    for (const FunctionModel& caller : file.functions) {
+      for (std::size_t e = 0; e < caller.events.size(); ++e) {
+        const Event& freed = caller.events[e];
+        if (freed.kind != EventKind::kFree || (freed.flags & kFlagScopeExit) == 0 ||
+            freed.api != "temporary") {
+          continue;
+        }
+        // The call it is an argument of: the latest one before it whose range holds it.
+        for (std::size_t c = e; c-- > 0;) {
+          const Event& call = caller.events[c];
+          if (call.kind != EventKind::kCall || call.range.begin > freed.range.begin ||
+              freed.range.end > call.range.end) {
+            continue;
+          }
+          reportTemporary(flow, call, freed, sink);
+          break;
+        }
+      }
+    }
+  }
+
+  static void reportTemporary(const CaptureFlow& flow, const Event& call, const Event& freed,
+                              DiagnosticSink& sink) {
+    const FileModel& file = flow.file();
+    if (call.callee == kNoFunction || call.callee >= file.functions.size()) return;
+    const FunctionModel& callee = file.functions[call.callee];
+    std::size_t index = 0;
+    while (index < call.args.size() && call.args[index].text != freed.text) ++index;
+    if (index >= call.args.size() || index >= callee.params.size()) return;
+    const std::string& param = callee.params[index].name;
+    for (std::size_t r = 0; r < file.regions.size(); ++r) {
+      if (flow.home(r) != &callee) continue;
+      const RegionName* input = nullptr;
+      for (const RegionName& name : flow.inputs(r)) {
+        if (name.name == param) input = &name;
+      }
+      const Event* kept = input != nullptr ? graphKept(flow, r, callee) : nullptr;
+      if (kept == nullptr) continue;
+      const CaptureRegion& region = file.regions[r];
+      std::string message = "the temporary `" + freed.text + "` is freed at the end of this " +
+                            "statement, but `" + callee.name + "` captures a copy from its " +
+                            "memory (parameter `" + param + "`) into a CUDA graph it keeps " +
+                            "(line " + lineOf(kept->range) +
+                            "): every launch copies from whatever is allocated there next";
+      std::vector<RelatedLocation> related;
+      related.push_back(
+          {file.source, region.site, "the graph captures `" + param + "`'s address here"});
+      related.push_back({file.source, input->range, "read under capture here"});
+      related.push_back({file.source, kept->range, "the executable graph is kept here"});
+      sink.reportAt(file.source, freed.range, std::move(message), std::move(related));
+      return;
+    }
+  }
+
   // `del x` or `x = None` while the graph is still replayed afterwards.
   static void checkRelease(const CaptureFlow& flow, std::size_t r, const FunctionModel& home,
                            const HomeFacts& known, const RegionName& input, DiagnosticSink& sink) {
@@ -224,13 +307,23 @@ class FreedStaticInputCheck final : public Check {
                       file.language == Language::kPython;
       if (!freed && !released) continue;
       if (!flow.afterCapture(r, home, event.range.begin)) continue;
+      const bool scope_exit = (event.flags & kFlagScopeExit) != 0;
       const CaptureFlow::Site* replay = flow.replayAfter(r, home, event.range.begin);
-      if (replay == nullptr) continue;
+      if (replay == nullptr) {
+        if (scope_exit) checkKeptPastScope(flow, r, home, input, sink);
+        continue;
+      }
       std::string what =
           event.text.empty() ? "freeing `" + input.name + "`" : "`" + event.text + "`";
       std::string drops = file.language == Language::kCuda
                               ? " frees `" + input.name + "`"
                               : " drops the last reference to `" + input.name + "`";
+      if (scope_exit) {
+        what = "the end of `" + input.name + "`'s block";
+        drops = " frees the host memory of `" + input.name + "`";
+      } else if (event.api.starts_with("std::")) {
+        drops = " moves `" + input.name + "`'s elements to a new block and frees the old one";
+      }
       std::string message = what + drops + ", which the CUDA graph captured at line " +
                             lineOf(region.site) + " reads, and the graph is replayed after it " +
                             "(line " + lineOf(replay->event->range) +
