@@ -483,6 +483,15 @@ class FunctionLowering {
   // is the same on every iteration (`float f = 0.5f;` in the body) does not vary.
   bool variesPerIteration(std::uint64_t var, const Span& span, int depth) const {
     if (var == 0 || !span.closed || depth > kMaxSourceDepth) return false;
+    const auto key = std::make_pair(var, span.index);
+    if (auto known = varies_.find(key); known != varies_.end()) return known->second;
+    varies_[key] = false;  // while it is being decided: a cycle of assignments adds nothing
+    const bool varies = assignedFromVaryingValue(var, span, depth);
+    varies_[key] = varies;
+    return varies;
+  }
+
+  bool assignedFromVaryingValue(std::uint64_t var, const Span& span, int depth) const {
     for (const RawLoop& loop : raw_.loops) {
       if (!capturedOnceIn(loop, span) || !launchedWithoutCapture(loop, span)) continue;
       bool fresh = false;  // declared in the body: a new variable every iteration
@@ -681,6 +690,8 @@ class FunctionLowering {
   std::vector<StreamHandoff> stream_handoffs_;
   std::set<std::string> waited_;  // streams made to wait on an event so far
   std::set<const RawItem*> matched_ends_;
+  // variesPerIteration's answers, per variable and region.
+  mutable std::map<std::pair<std::uint64_t, std::int32_t>, bool> varies_;
   CaptureSplit split_;
 };
 
