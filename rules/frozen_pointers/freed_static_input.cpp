@@ -183,6 +183,14 @@ class FreedStaticInputCheck final : public Check {
     return nullptr;
   }
 
+  // Where the graph took the input's address and where the captured work reads it.
+  static std::vector<RelatedLocation> addressCapturedHere(const FileModel& file,
+                                                          const CaptureRegion& region,
+                                                          const RegionName& input) {
+    return {{file.source, region.site, "the graph captures `" + input.name + "`'s address here"},
+            {file.source, input.range, "read under capture here"}};
+  }
+
   static void checkHelperReturn(const CaptureFlow& flow, std::size_t r, const FunctionModel& home,
                                 const RegionName& input, DiagnosticSink& sink) {
     const CaptureRegion& region = flow.file().regions[r];
@@ -204,10 +212,7 @@ class FreedStaticInputCheck final : public Check {
                           "` and " + where + ": when `" + home.name +
                           "` returns, its memory goes back to the allocator and every replay "
                           "reads whatever is allocated there next";
-    std::vector<RelatedLocation> related;
-    related.push_back(
-        {file.source, region.site, "the graph captures `" + input.name + "`'s address here"});
-    related.push_back({file.source, input.range, "read under capture here"});
+    std::vector<RelatedLocation> related = addressCapturedHere(file, region, input);
     sink.reportAt(file.source, at, std::move(message), std::move(related));
   }
 
@@ -226,10 +231,7 @@ class FreedStaticInputCheck final : public Check {
                           "` that owns its host memory, and " + where + ": when `" + home.name +
                           "` returns, the memory is freed and every launch copies from whatever "
                           "is allocated there next";
-    std::vector<RelatedLocation> related;
-    related.push_back(
-        {file.source, region.site, "the graph captures `" + input.name + "`'s address here"});
-    related.push_back({file.source, input.range, "read under capture here"});
+    std::vector<RelatedLocation> related = addressCapturedHere(file, region, input);
     sink.reportAt(file.source, kept->range, std::move(message), std::move(related));
   }
 
