@@ -4,6 +4,7 @@
 // graphsafe hands user files to.
 #include <gtest/gtest.h>
 
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -11,6 +12,7 @@
 #include <new>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "analyzer/config/config.h"
@@ -293,6 +295,9 @@ TEST(ResourceBounds, AFailureInAWorkerThreadReachesTheCaller) {
                            [&](std::size_t i) {
                              ++ran;
                              if (i == 10) throw std::bad_alloc();
+                             // Items take a moment, so that the workers' stopping is what keeps
+                             // `ran` below 1000, not a race with trivially short items.
+                             std::this_thread::sleep_for(std::chrono::milliseconds(1));
                            }),
                std::bad_alloc);
   EXPECT_LT(ran.load(), 1000);
