@@ -26,6 +26,13 @@ std::string_view rootOf(std::string_view path) {
   return path.substr(0, path.find('.'));
 }
 
+// A C++ variable name as written: the only arguments whose flow is followed.
+bool isIdentifier(std::string_view text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+  });
+}
+
 bool isBodyRegion(const CaptureRegion& region) {
   return !region.whole_function;
 }
@@ -81,7 +88,55 @@ CaptureFlow::CaptureFlow(const FileModel& file)
     if (file.language == Language::kCuda) collectCppFacts(r);
     collectHandles(r);
   }
-  for (std::size_t r = 0; r < file.regions.size(); ++r) collectReplays(r);
+  for (std::size_t r = 0; r < file.regions.size(); ++r) {
+    collectReplays(r);
+    if (file.language == Language::kCuda) collectCallers(r);
+  }
+}
+
+std::string_view CaptureFlow::Caller::nameOf(std::string_view name) const {
+  for (const auto& [param, path] : names) {
+    if (param == name) return path;
+  }
+  return {};
+}
+
+namespace {
+
+// `exec`, `&exec` or `*exec` -> `exec`; "" for any other argument.
+std::string passedPath(std::string_view text) {
+  while (!text.empty() && (text.front() == '&' || text.front() == '*')) text.remove_prefix(1);
+  return isIdentifier(text) ? std::string(text) : std::string();
+}
+
+}  // namespace
+
+void CaptureFlow::collectCallers(std::size_t r) {
+  RegionFlow& flow = regions_[r];
+  if (flow.home == nullptr || flow.home->is_module_level) return;
+  auto home = static_cast<FunctionId>(flow.home - file_.functions.data());
+  const std::string& handle = file_.regions[r].handle;
+  for (const FunctionModel& function : file_.functions) {
+    if (&function == flow.home) continue;
+    for (const Event& call : function.events) {
+      if (call.kind != EventKind::kCall || call.callee != home) continue;
+      Caller caller;
+      caller.function = &function;
+      caller.call = &call;
+      for (std::size_t i = 0; i < flow.home->params.size() && i < call.args.size(); ++i) {
+        std::string path = passedPath(call.args[i].text);
+        if (!path.empty()) caller.names.emplace_back(flow.home->params[i].name, std::move(path));
+      }
+      std::string_view launched = handle.empty() ? std::string_view{} : caller.nameOf(handle);
+      for (const Event& event : function.events) {
+        if (launched.empty() || event.kind != EventKind::kReplay) continue;
+        bool later = event.range.begin >= call.range.end ||
+                     commonLoop(function, event.range.begin, call.range.begin) != nullptr;
+        if (later && target(event) == launched) caller.replays.push_back({&function, &event});
+      }
+      flow.callers.push_back(std::move(caller));
+    }
+  }
 }
 
 std::string_view CaptureFlow::target(const Event& event) const {
@@ -107,11 +162,7 @@ void CaptureFlow::collectCppFacts(std::size_t r) {
     if (event.kind != EventKind::kTensorOp && event.kind != EventKind::kCall) continue;
     for (const Value& argument : event.args) {
       if (!argument.isTensor() || argument.text.empty()) continue;
-      bool identifier = std::all_of(argument.text.begin(), argument.text.end(), [](char c) {
-        return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-               (c >= '0' && c <= '9');
-      });
-      if (!identifier) continue;
+      if (!isIdentifier(argument.text)) continue;
       bool known = false;
       for (const RegionName& input : flow.inputs) known = known || input.name == argument.text;
       if (!known) flow.inputs.push_back({argument.text, event.range, argument});
@@ -196,8 +247,8 @@ void CaptureFlow::collectReplays(std::size_t r) {
       // g = self.graphs[bs]; g.replay(): a local alias of the handle.
       for (const Event& bind : function.events) {
         if (bind.range.begin >= event.range.begin) break;
-        if (bind.kind == EventKind::kBind && bind.target == event.target &&
-            !bind.source.empty() && isHandle(r, bind.source) && visible(function, bind.source)) {
+        if (bind.kind == EventKind::kBind && bind.target == event.target && !bind.source.empty() &&
+            isHandle(r, bind.source) && visible(function, bind.source)) {
           replays = true;
         }
       }

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "analyzer/model/capture_model.h"
@@ -51,6 +52,19 @@ class CaptureFlow {
   const std::vector<RegionName>& inputs(std::size_t region) const {
     return regions_[region].inputs;
   }
+  // C++: a call of the region's home function from another function of this file, and how the
+  // caller names what the home takes as parameters (the argument at the call, when it is a
+  // variable or its address: `capture(staging, &exec)`). A helper that captures into `*exec` is
+  // replayed where its caller launches `exec`.
+  struct Caller {
+    const FunctionModel* function = nullptr;
+    const Event* call = nullptr;
+    std::vector<std::pair<std::string, std::string>> names;  // home parameter -> caller's path
+    std::vector<Site> replays;  // the caller's launches of the region's executable, after the call
+    // The caller's path for the home's parameter `name`, or "" when it was not passed as one.
+    std::string_view nameOf(std::string_view name) const;
+  };
+  const std::vector<Caller>& callers(std::size_t region) const { return regions_[region].callers; }
   // From the capture's start to its end (for C++: to its last recorded event).
   const SourceRange& span(std::size_t region) const { return regions_[region].span; }
   // The path an event binds, stores into, frees, updates or replays (C++ events name it in the
@@ -106,6 +120,7 @@ class CaptureFlow {
     std::vector<std::string> handles;
     std::vector<Site> replays;
     std::vector<RegionName> inputs;
+    std::vector<Caller> callers;
     SourceRange span;
     bool global_handle = false;  // a decorated function's name: every call replays it
     bool any_launch = false;     // C++ without a handle: every launch in its function replays it
@@ -114,6 +129,7 @@ class CaptureFlow {
   void collectHandles(std::size_t region);
   void collectCppFacts(std::size_t region);
   void collectReplays(std::size_t region);
+  void collectCallers(std::size_t region);
   bool isHandle(std::size_t region, std::string_view path) const;
   bool recapturedBetween(std::size_t region, const FunctionModel& function, std::uint32_t from,
                          std::uint32_t to) const;

@@ -1064,7 +1064,24 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
     item.event.callee_qualified = callee.qualified;
     setArguments(item, call->arguments());
     noteStreamArguments(item, call, callee);
+    noteBufferArguments(item, call, callee);
     noteTemporaryStorage(call);
+  }
+
+  // The host buffers a call hands to the callee's pointer parameters: a pinned buffer passed to a
+  // helper is pinned in the helper's body too (GS501 on `feed(staging)` where `feed` writes it).
+  void noteBufferArguments(RawItem& item, const clang::CallExpr* call, const Callee& callee) {
+    const clang::FunctionDecl* definition =
+        callee.decl != nullptr ? callee.decl->getDefinition() : nullptr;
+    if (definition == nullptr) return;
+    const unsigned skip = isa<clang::CXXOperatorCallExpr>(call) ? 1 : 0;
+    for (unsigned i = 0; i + skip < call->getNumArgs() && i < definition->getNumParams(); ++i) {
+      const clang::ParmVarDecl* param = definition->getParamDecl(i);
+      if (!param->getType()->isPointerType()) continue;
+      std::string buffer = objectKey(bufferBase(call->getArg(i + skip)));
+      if (buffer.empty()) continue;
+      item.buffer_args.emplace_back(pointerKey('v', param->getCanonicalDecl()), std::move(buffer));
+    }
   }
 
   // The streams a call hands to the callee's stream parameters, for following a stream into the

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analyzer/model/capture_model.h"
@@ -90,6 +91,10 @@ struct RawItem {
   std::string callee_key;
   // kCall of the project's own function: the streams it passes to stream-typed parameters.
   std::vector<StreamArgument> stream_args;
+  // kCall of the project's own function defined in this unit: the host buffers it passes to
+  // pointer parameters, as (the callee's parameter key, the buffer's key). A pinned buffer makes
+  // the parameter pinned in the callee.
+  std::vector<std::pair<std::string, std::string>> buffer_args;
   // Per event.args: the host variables each argument reads (for frozen-scalar facts).
   std::vector<std::vector<VarUse>> arg_vars;
   // Per event.args: the variable or member the argument is, as written ("x", "this->buf_"), or

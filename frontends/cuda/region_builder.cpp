@@ -39,6 +39,22 @@ bool isDefaultStream(StreamKind kind) {
          kind == StreamKind::kPerThreadDefault || kind == StreamKind::kTorchDefault;
 }
 
+// A pointer parameter is pinned when a call in this unit passes it a pinned buffer, directly or
+// through the parameters of the functions in between (`run` allocates, `feed(staging)` hands it
+// on, `step(host)` writes it): repeated until nothing new is found.
+void notePinnedParameters(const RawTranslationUnit& unit, std::set<std::string>& pinned) {
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const RawFunction& function : unit.functions) {
+      for (const RawItem& item : function.items) {
+        for (const auto& [param, buffer] : item.buffer_args) {
+          if (pinned.count(buffer) != 0 && pinned.insert(param).second) grew = true;
+        }
+      }
+    }
+  }
+}
+
 UnitFacts gatherFacts(const RawTranslationUnit& unit) {
   UnitFacts facts;
   for (std::size_t f = 0; f < unit.functions.size(); ++f) {
@@ -66,6 +82,7 @@ UnitFacts gatherFacts(const RawTranslationUnit& unit) {
       }
     }
   }
+  notePinnedParameters(unit, facts.pinned);
   return facts;
 }
 

@@ -13,8 +13,10 @@
 //
 // C++: buffers from cudaMallocHost / cudaHostAlloc, written through the pointer
 // (`host_in[0] = v`, memcpy into it: kHostBufferWrite, which the frontend records for pinned
-// buffers only), after cudaGraphLaunch with no cudaStreamSynchronize / cudaEventSynchronize /
-// cudaDeviceSynchronize in between.
+// buffers only, and for the parameters that calls of this unit pass them to), after
+// cudaGraphLaunch with no cudaStreamSynchronize / cudaEventSynchronize / cudaDeviceSynchronize in
+// between. A helper that captures from its parameter and instantiates into `*exec` is checked in
+// each caller that launches `exec`, under the caller's names.
 #include <string>
 
 #include "analyzer/engine/capture_flow.h"
@@ -49,8 +51,25 @@ class HostBufferRaceCheck final : public Check {
       if (region.whole_function || home == nullptr) continue;
       for (const RegionName& input : flow.inputs(r)) {
         if (input.name.find('.') != std::string::npos) continue;
-        if (!pinned(file, *home, input.name, flow.span(r).begin)) continue;
-        checkWrites(flow, r, input, sink);
+        if (pinned(file, *home, input.name, flow.span(r).begin)) {
+          for (const CaptureFlow::Site& replay : flow.replays(r)) {
+            const FunctionModel& function = *replay.function;
+            if (!flow.sameScope(*home, function, input.name)) continue;
+            if (!flow.afterCapture(r, function, replay.event->range.begin)) continue;
+            std::uint32_t capture = &function == home ? flow.span(r).begin : 0;
+            checkWrites(flow, r, {input.name, input.name, capture, nullptr}, replay, sink);
+          }
+        }
+        // A helper that captures from its parameter, replayed where its caller launches the
+        // executable it instantiated (`capture(staging, &exec); ... cudaGraphLaunch(exec, s)`).
+        for (const CaptureFlow::Caller& caller : flow.callers(r)) {
+          std::string name(caller.nameOf(input.name));
+          if (name.empty() || !pinned(file, *caller.function, name, 0)) continue;
+          for (const CaptureFlow::Site& replay : caller.replays) {
+            checkWrites(flow, r, {name, input.name, caller.call->range.begin, caller.call}, replay,
+                        sink);
+          }
+        }
       }
     }
   }
@@ -70,52 +89,59 @@ class HostBufferRaceCheck final : public Check {
     return false;
   }
 
-  // Is `name`, as the capture sees it, a pinned host tensor?
-  static bool pinned(const FileModel& file, const FunctionModel& home, const std::string& name,
+  // Is `name`, as `function` sees it, a pinned host tensor? For C++, a pinned buffer `function`
+  // writes (the frontend records writes of pinned buffers only).
+  static bool pinned(const FileModel& file, const FunctionModel& function, const std::string& name,
                      std::uint32_t capture) {
     if (file.language == Language::kCuda) {
-      for (const Event& event : home.events) {
+      for (const Event& event : function.events) {
         if (event.kind == EventKind::kHostBufferWrite && event.target == name) return true;
       }
       return false;
     }
-    const Event* bind = lastBinding(home, name, capture);
-    if (bind == nullptr && !home.is_module_level && !CaptureFlow::bindsLocally(home, name)) {
-      for (const FunctionModel& function : file.functions) {
-        if (function.is_module_level) bind = lastBinding(function, name, 0);
+    const Event* bind = lastBinding(function, name, capture);
+    if (bind == nullptr && !function.is_module_level &&
+        !CaptureFlow::bindsLocally(function, name)) {
+      for (const FunctionModel& other : file.functions) {
+        if (other.is_module_level) bind = lastBinding(other, name, 0);
       }
     }
     return bind != nullptr && (bind->flags & kFlagPinnedHost) != 0;
   }
 
-  static void checkWrites(const CaptureFlow& flow, std::size_t r, const RegionName& input,
-                          DiagnosticSink& sink) {
-    const FileModel& file = flow.file();
-    const FunctionModel* home = flow.home(r);
-    for (const CaptureFlow::Site& replay : flow.replays(r)) {
-      const FunctionModel& function = *replay.function;
-      if (!flow.sameScope(*home, function, input.name)) continue;
-      std::uint32_t at = replay.event->range.begin;
-      if (!flow.afterCapture(r, function, at)) continue;
-      for (const Event& write : function.events) {
-        bool writes =
-            write.kind == EventKind::kInPlaceUpdate || write.kind == EventKind::kHostBufferWrite;
-        if (!writes || write.target != input.name) continue;
-        std::uint32_t w = write.range.begin;
-        bool races = false;
-        if (w > at) {
-          // Straight after the replay.
-          races =
-              !flow.waitsBetween(function, at, w, false) && !rebound(function, input.name, at, w);
-        } else if (const SourceRange* loop = CaptureFlow::commonLoop(function, w, at)) {
-          // In the next iteration of a loop that replays after the write.
-          bool recaptured = &function == home && CaptureFlow::contains(*loop, flow.span(r).begin);
-          races = !recaptured && !flow.waitsBetween(function, at, loop->end, false) &&
-                  !flow.waitsBetween(function, loop->begin, w, false);
-        }
-        if (!races) continue;
-        report(file, file.regions[r], input, write, *replay.event, sink);
+  // A pinned buffer as the replaying function sees it.
+  struct Buffer {
+    std::string name;       // in the replaying function
+    std::string read_as;    // in the capture
+    std::uint32_t capture;  // where the replaying function captures, or 0 when it does not
+    const Event* through;   // the call of the helper that captures, or null
+  };
+
+  // The writes of the buffer in the replay's function that race the replay. A loop that captures
+  // again every iteration has nothing to race.
+  static void checkWrites(const CaptureFlow& flow, std::size_t r, const Buffer& buffer,
+                          const CaptureFlow::Site& replay, DiagnosticSink& sink) {
+    const std::string& name = buffer.name;
+    const std::uint32_t capture = buffer.capture;
+    const FunctionModel& function = *replay.function;
+    std::uint32_t at = replay.event->range.begin;
+    for (const Event& write : function.events) {
+      bool writes =
+          write.kind == EventKind::kInPlaceUpdate || write.kind == EventKind::kHostBufferWrite;
+      if (!writes || write.target != name) continue;
+      std::uint32_t w = write.range.begin;
+      bool races = false;
+      if (w > at) {
+        // Straight after the replay.
+        races = !flow.waitsBetween(function, at, w, false) && !rebound(function, name, at, w);
+      } else if (const SourceRange* loop = CaptureFlow::commonLoop(function, w, at)) {
+        // In the next iteration of a loop that replays after the write.
+        bool recaptured = capture != 0 && CaptureFlow::contains(*loop, capture);
+        races = !recaptured && !flow.waitsBetween(function, at, loop->end, false) &&
+                !flow.waitsBetween(function, loop->begin, w, false);
       }
+      if (!races) continue;
+      report(flow.file(), flow.file().regions[r], buffer, write, *replay.event, sink);
     }
   }
 
@@ -130,21 +156,31 @@ class HostBufferRaceCheck final : public Check {
     return false;
   }
 
-  static void report(const FileModel& file, const CaptureRegion& region, const RegionName& input,
+  static void report(const FileModel& file, const CaptureRegion& region, const Buffer& buffer,
                      const Event& write, const Event& replay, DiagnosticSink& sink) {
+    const std::string& name = buffer.name;
+    const Event* through = buffer.through;
     bool next = write.range.begin < replay.range.begin;
     std::string when =
         next ? "in the next iteration after the replay at line " : "after the replay at line ";
-    std::string shown = write.text.starts_with(".") ? input.name + write.text : write.text;
+    std::string shown = write.text.starts_with(".") ? name + write.text : write.text;
+    std::string captured = through != nullptr
+                               ? "the CUDA graph that `" + through->text + "` at line " +
+                                     lineOf(through->range) + " captures"
+                               : "the CUDA graph captured at line " + lineOf(region.site);
     std::string message =
-        "`" + shown + "` writes the pinned host buffer `" + input.name +
-        "`, which the CUDA graph captured at line " + lineOf(region.site) + " copies from, " +
-        when + lineOf(replay.range) + " with no event or stream synchronization in between: " +
+        "`" + shown + "` writes the pinned host buffer `" + name + "`, which " + captured +
+        " copies from, " + when + lineOf(replay.range) +
+        " with no event or stream synchronization in between: " +
         (file.language == Language::kCuda ? std::string("cudaGraphLaunch") : "replay()") +
         " only enqueues the graph, so the CPU may overwrite the buffer before the replay's copy "
         "has read it";
     std::vector<RelatedLocation> related;
-    related.push_back({file.source, region.site, "the graph reads `" + input.name + "` here"});
+    if (through != nullptr) {
+      related.push_back(
+          {file.source, through->range, "`" + name + "` is handed to the capture here"});
+    }
+    related.push_back({file.source, region.site, "the graph reads `" + buffer.read_as + "` here"});
     related.push_back({file.source, replay.range, "replayed here, without waiting"});
     sink.reportAt(file.source, write.range, std::move(message), std::move(related));
   }
