@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -101,7 +102,8 @@ TEST(CheckCommandTest, CxxOptionsReachTheSettings) {
   options.compile_commands_dir = tree.path("build");
   options.cuda_path = tree.path("cuda");
   options.show_compiler_errors = true;
-  options.extra_args = {"-DUSE_CUDA_GRAPH", "-Iinclude"};
+  options.extra_args = {"-DUSE_CUDA_GRAPH", "-Iinclude", "-isystem", "third_party/x",
+                        "-include=pre.h", "-I/abs", "-Wall"};
   options.extra_args_before = {"--target=x86_64-linux-gnu"};
   EngineOptions engine;
   std::string error;
@@ -109,7 +111,11 @@ TEST(CheckCommandTest, CxxOptionsReachTheSettings) {
   EXPECT_EQ(engine.settings.compile_commands_dir, tree.path("build"));
   EXPECT_EQ(engine.settings.cuda_path, tree.path("cuda"));
   EXPECT_TRUE(engine.settings.show_compiler_errors);
-  EXPECT_EQ(engine.settings.extra_args, (Codes{"-DUSE_CUDA_GRAPH", "-Iinclude"}));
+  // Include paths are the working directory's, whichever directory a file's command runs in.
+  const std::string cwd = std::filesystem::current_path().string();
+  EXPECT_EQ(engine.settings.extra_args,
+            (Codes{"-DUSE_CUDA_GRAPH", "-I" + cwd + "/include", "-isystem", cwd + "/third_party/x",
+                   "-include", cwd + "/pre.h", "-I/abs", "-Wall"}));
   EXPECT_EQ(engine.settings.extra_args_before, Codes{"--target=x86_64-linux-gnu"});
   options.cuda_path = "none";
   EXPECT_TRUE(toEngineOptions(options, engine, error)) << error;

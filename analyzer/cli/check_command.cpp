@@ -19,6 +19,7 @@
 #include "analyzer/io/atomic_write.h"
 #include "analyzer/output/output_common.h"
 #include "analyzer/output/output_format.h"
+#include "frontends/cuda/nvcc_flag_filter.h"
 
 namespace graphsafe {
 
@@ -252,8 +253,11 @@ bool toEngineOptions(const CheckCommandOptions& options, EngineOptions& engine,
   engine.settings.compile_commands_dir = options.compile_commands_dir;
   engine.settings.cuda_path = options.cuda_path;
   engine.settings.show_compiler_errors = options.show_compiler_errors;
-  engine.settings.extra_args = options.extra_args;
-  engine.settings.extra_args_before = options.extra_args_before;
+  // Relative include paths mean the directory graphsafe runs in, as in clang-tidy.
+  std::error_code cwd_error;
+  const std::string cwd = std::filesystem::current_path(cwd_error).string();
+  engine.settings.extra_args = cuda::withAbsolutePaths(options.extra_args, cwd);
+  engine.settings.extra_args_before = cuda::withAbsolutePaths(options.extra_args_before, cwd);
   engine.cache_dir = cacheDirectory(options);
   // The JSON document carries the regions report; --show-regions prints it.
   engine.report_regions = options.show_regions || options.format == "json";

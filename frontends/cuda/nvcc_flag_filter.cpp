@@ -77,44 +77,77 @@ bool dropsNextArgument(std::string_view arg) {
 
 }  // namespace
 
+namespace {
+
+// A value flag at `command[i]`, with its value (joined or the next argument: then `i` moves on).
+struct MatchedFlag {
+  const PathFlag* flag = nullptr;
+  std::string_view value;
+};
+
+MatchedFlag matchValueFlag(const std::vector<std::string>& command, std::size_t& i) {
+  std::string_view arg = command[i];
+  for (const PathFlag& flag : kValueFlags) {
+    if (!arg.starts_with(flag.spelling)) continue;
+    std::string_view rest = arg.substr(flag.spelling.size());
+    if (rest.empty()) {
+      if (i + 1 >= command.size()) return {};
+      return {&flag, command[++i]};
+    }
+    if (rest.front() == '=') return {&flag, rest.substr(1)};
+    if (flag.spelling.size() == 2 || flag.spelling == "-isystem" || flag.spelling == "-iquote" ||
+        flag.spelling == "-idirafter") {
+      return {&flag, rest};  // -Idir, -DX=1, -isystemdir
+    }
+    // A longer flag that merely starts the same (-include vs -includeX): try the others.
+  }
+  return {};
+}
+
+// The flag with `text` as its value, in the form Clang takes it.
+void pushFlag(std::vector<std::string>& out, std::string_view canonical, std::string text) {
+  if (canonical.back() == '=' || canonical.size() == 2) {
+    out.push_back(std::string(canonical) + text);
+  } else {
+    out.emplace_back(canonical);
+    out.push_back(std::move(text));
+  }
+}
+
+}  // namespace
+
 std::vector<std::string> keepParsingFlags(const std::vector<std::string>& command,
                                           const std::string& directory) {
   std::vector<std::string> kept;
   for (std::size_t i = 1; i < command.size(); ++i) {
-    std::string_view arg = command[i];
-    bool matched = false;
-    for (const PathFlag& flag : kValueFlags) {
-      if (!arg.starts_with(flag.spelling)) continue;
-      std::string_view value;
-      std::string_view rest = arg.substr(flag.spelling.size());
-      if (rest.empty()) {
-        if (i + 1 >= command.size()) break;
-        value = command[++i];
-      } else if (rest.front() == '=') {
-        value = rest.substr(1);
-      } else if (flag.spelling.size() == 2 || flag.spelling == "-isystem" ||
-                 flag.spelling == "-iquote" || flag.spelling == "-idirafter") {
-        value = rest;  // -Idir, -DX=1, -isystemdir
-      } else {
-        continue;  // a longer flag that merely starts the same (-include vs -includeX)
-      }
-      matched = true;
-      if (flag.canonical.empty()) break;
-      std::string text = flag.is_path ? absolute(value, directory) : std::string(value);
-      if (flag.canonical.back() == '=') {
-        kept.push_back(std::string(flag.canonical) + text);
-      } else if (flag.canonical.size() == 2) {
-        kept.push_back(std::string(flag.canonical) + text);
-      } else {
-        kept.emplace_back(flag.canonical);
-        kept.push_back(text);
-      }
-      break;
+    std::size_t at = i;
+    MatchedFlag matched = matchValueFlag(command, i);
+    if (matched.flag == nullptr) {
+      if (dropsNextArgument(command[at])) ++i;
+      continue;
     }
-    if (matched) continue;
-    if (dropsNextArgument(arg)) ++i;
+    const PathFlag& flag = *matched.flag;
+    if (flag.canonical.empty()) continue;
+    pushFlag(kept, flag.canonical,
+             flag.is_path ? absolute(matched.value, directory) : std::string(matched.value));
   }
   return kept;
+}
+
+std::vector<std::string> withAbsolutePaths(const std::vector<std::string>& args,
+                                           const std::string& directory) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    std::size_t at = i;
+    MatchedFlag matched = matchValueFlag(args, i);
+    if (matched.flag == nullptr || !matched.flag->is_path) {
+      out.insert(out.end(), args.begin() + static_cast<std::ptrdiff_t>(at),
+                 args.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+      continue;
+    }
+    pushFlag(out, matched.flag->canonical, absolute(matched.value, directory));
+  }
+  return out;
 }
 
 }  // namespace graphsafe::cuda

@@ -15,4 +15,11 @@ namespace graphsafe::cuda {
 std::vector<std::string> keepParsingFlags(const std::vector<std::string>& command,
                                           const std::string& directory);
 
+// Arguments given on the command line (`--extra-arg`), kept as they are but for the paths of
+// include and forced-include flags, made absolute against `directory` (where graphsafe runs), as
+// clang-tidy reads them: `--extra-arg=-Iinclude` means the same directory for every file,
+// whichever directory its compile command runs in.
+std::vector<std::string> withAbsolutePaths(const std::vector<std::string>& args,
+                                           const std::string& directory);
+
 }  // namespace graphsafe::cuda
