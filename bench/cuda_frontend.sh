@@ -3,12 +3,15 @@
 #   tu   FILE...  graphsafe's analysis of each translation unit against `clang-19 -fsyntax-only`
 #                 with the same flags, with the CUDA toolkit and with the built-in declarations;
 #   tree DIR      a whole tree, with the lexical pre-filter and without it
-#                 (GRAPHSAFE_CUDA_PREFILTER=off parses every C++ file).
+#                 (GRAPHSAFE_CUDA_PREFILTER=off parses every C++ file);
+#   bodies DIR    a whole tree, skipping the function bodies of system headers and parsing them
+#                 (GRAPHSAFE_CUDA_SKIP_BODIES=off), with the findings of both compared.
 # Prints the median of REPEAT runs (default 3) of user+system CPU seconds, which a busy machine
 # inflates far less than wall time, and the wall time.
 #
 #   bash bench/cuda_frontend.sh tu fixtures/cuda/gs301_non_capture_stream_bad.cu
 #   bash bench/cuda_frontend.sh tree /path/to/flashinfer/include
+#   EXTRA="--extra-arg=-Icsrc" bash bench/cuda_frontend.sh bodies csrc
 set -euo pipefail
 
 GRAPHSAFE=${GRAPHSAFE:-build/graphsafe}
@@ -65,8 +68,23 @@ case "${1:-}" in
     printf 'with the pre-filter:    %8ss cpu %8ss wall\n' "$on_cpu" "$on_wall"
     printf 'without the pre-filter: %8ss cpu %8ss wall\n' "$off_cpu" "$off_wall"
     ;;
+  bodies)
+    dir=$2
+    read -r -a extra <<<"${EXTRA:-}"
+    echo "$dir: -j $JOBS ${extra[*]}"
+    run=("$GRAPHSAFE" check --exit-zero --no-cache --format json -j "$JOBS" "${extra[@]}" "$dir")
+    read -r skip_cpu skip_wall < <(measure "${run[@]}")
+    read -r all_cpu all_wall < <(GRAPHSAFE_CUDA_SKIP_BODIES=off measure "${run[@]}")
+    printf 'system bodies skipped: %8ss cpu %8ss wall\n' "$skip_cpu" "$skip_wall"
+    printf 'system bodies parsed:  %8ss cpu %8ss wall\n' "$all_cpu" "$all_wall"
+    if cmp -s <("${run[@]}" 2>/dev/null) <(GRAPHSAFE_CUDA_SKIP_BODIES=off "${run[@]}" 2>/dev/null); then
+      echo "the same output"
+    else
+      echo "the outputs differ"
+    fi
+    ;;
   *)
-    sed -n '2,12p' "$0"
+    sed -n '2,15p' "$0"
     exit 2
     ;;
 esac

@@ -752,6 +752,28 @@ int broken = undefined_name;
   EXPECT_EQ(clean.compiler_errors, 0u);
 }
 
+// The bodies of functions in system headers are not parsed (nothing lowers them): Clang reports
+// no error from inside one, while it does from the same header included as the project's.
+TEST_P(CudaFrontendTest, SkipsTheFunctionBodiesOfSystemHeaders) {
+  fs::create_directories(directory_ / "sys");
+  std::ofstream(directory_ / "sys" / "lib.h")
+      << "#pragma once\ninline int helper() { return undefined_in_body; }\n";
+  const std::string text = "#include \"lib.h\"\nint f() { return helper(); }\n";
+  settings_.show_compiler_errors = true;
+  auto reported = [&](const FileModel& model) {
+    for (const Notice& notice : model.notices) {
+      if (notice.message.find("undefined_in_body") != std::string::npos) return true;
+    }
+    return false;
+  };
+  settings_.extra_args = {"-isystem", (directory_ / "sys").string()};
+  EXPECT_FALSE(reported(analyze(text)));
+  settings_.extra_args = {"-I", (directory_ / "sys").string()};
+  FileModel project = analyze(text);
+  EXPECT_TRUE(reported(project));
+  EXPECT_EQ(project.compiler_errors, 1u);
+}
+
 TEST_P(CudaFrontendTest, RecordsTheProjectHeadersAUnitIncludesAndTorchBehindThem) {
   fs::create_directories(directory_ / "include");
   std::ofstream(directory_ / "include" / "common.h") << "#pragma once\n#include <torch/extension.h>\n";

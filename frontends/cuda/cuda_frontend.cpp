@@ -125,6 +125,13 @@ class CommentCollector : public clang::CommentHandler {
   std::vector<SourceComment>& out_;
 };
 
+// GRAPHSAFE_CUDA_SKIP_BODIES=off parses the bodies in system headers too (for measuring what
+// skipping them saves: bench/cuda_frontend.sh).
+bool skipSystemBodies() {
+  const char* setting = std::getenv("GRAPHSAFE_CUDA_SKIP_BODIES");
+  return setting == nullptr || std::string_view(setting) != "off";
+}
+
 class LoweringConsumer : public clang::ASTConsumer {
  public:
   LoweringConsumer(clang::CompilerInstance& compiler, const SourceFile& source,
@@ -139,6 +146,14 @@ class LoweringConsumer : public clang::ASTConsumer {
         compiler_.getPreprocessor().isMacroDefined("CUDA_API_PER_THREAD_DEFAULT_STREAM");
     lowerTranslationUnit(context, source_, options, unit_);
     built_ = true;
+  }
+
+  // Bodies in system headers (the standard library, the toolkit, -isystem paths such as
+  // libtorch's) are never read: lowering follows the project's own functions only. Clang still
+  // parses what it must (constexpr and deduced-return functions).
+  bool shouldSkipFunctionBody(clang::Decl* decl) override {
+    const clang::SourceManager& sources = compiler_.getSourceManager();
+    return sources.isInSystemHeader(sources.getExpansionLoc(decl->getLocation()));
   }
 
  private:
@@ -163,6 +178,7 @@ class LoweringAction : public clang::ASTFrontendAction {
 
  protected:
   bool BeginSourceFileAction(clang::CompilerInstance& compiler) override {
+    compiler.getFrontendOpts().SkipFunctionBodies = skipSystemBodies();
     clang::Preprocessor& preprocessor = compiler.getPreprocessor();
     preprocessor.addPPCallbacks(std::make_unique<IncludeRecovery>(missing_));
     preprocessor.addPPCallbacks(std::make_unique<IncludeGraph>(includes_));
