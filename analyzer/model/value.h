@@ -31,6 +31,8 @@ enum class ValueOrigin : std::uint8_t {
   kLazyParameter,     // a host parameter of a function that captures on its first call only
   kOptimizerSetting,  // an optimizer's setting (param_groups[0]["lr"]), which learning-rate
                       // schedulers rewrite between steps
+  kLazyCaller,        // C++: a parameter of a function that captures, whose caller captures
+                      // through it once and launches the graph after what it passed changed
 };
 
 struct Value {

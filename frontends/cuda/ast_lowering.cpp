@@ -1061,6 +1061,7 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
   void lowerUserCall(const clang::CallExpr* call, const Callee& callee) {
     RawItem& item = addItem(ItemRole::kEvent, EventKind::kCall, call, callee.qualified);
     item.callee_key = functionKey(callee.decl);
+    item.functor = isa<clang::CXXOperatorCallExpr>(call);
     item.event.callee_qualified = callee.qualified;
     setArguments(item, call->arguments());
     noteStreamArguments(item, call, callee);

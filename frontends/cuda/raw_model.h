@@ -89,6 +89,8 @@ struct RawItem {
   bool declaration = false;
   // kCall: the callee's identity when it is defined in this translation unit.
   std::string callee_key;
+  // kCall of an object (`functor(args)`): the first argument is the object, not a parameter.
+  bool functor = false;
   // kCall of the project's own function: the streams it passes to stream-typed parameters.
   std::vector<StreamArgument> stream_args;
   // kCall of the project's own function defined in this unit: the host buffers it passes to

@@ -32,7 +32,40 @@ struct UnitFacts {
   std::set<std::string> created_handles;          // cublasCreate / cudnnCreate
   std::map<std::string, bool> handle_on_default;  // handle -> its only streams are defaults
   std::unordered_map<std::string, FunctionId> functions;
+  // Function key -> the parameters (bit i: parameter i) whose values its captures copy into
+  // device work (kernel arguments, copy sizes, memset values).
+  std::unordered_map<std::string, std::uint64_t> captured_params;
 };
+
+// A parameter of a capturing function that a caller passes a value which changes while the
+// graph captured through the call is launched.
+struct VaryingArgument {
+  FunctionId callee = kNoFunction;
+  std::size_t param = 0;
+  Value value;
+};
+
+// The parameters whose values the function's captures copy into device work: work between a
+// capture's begin and the next end of the same capture, in source order.
+std::uint64_t capturedParameters(const RawFunction& function) {
+  std::vector<const RawItem*> items;
+  for (const RawItem& item : function.items) items.push_back(&item);
+  std::stable_sort(items.begin(), items.end(), [](const RawItem* a, const RawItem* b) {
+    return offsetOf(*a) < offsetOf(*b);
+  });
+  std::uint64_t captured = 0;
+  const RawItem* open = nullptr;
+  for (const RawItem* pointer : items) {
+    const RawItem& item = *pointer;
+    if (item.role == ItemRole::kCaptureBegin) open = &item;
+    if (item.role == ItemRole::kCaptureEnd && open != nullptr && item.key == open->key) {
+      open = nullptr;
+    }
+    if (open == nullptr || item.role != ItemRole::kWork) continue;
+    for (const Value& argument : item.event.args) captured |= argument.param_deps;
+  }
+  return captured;
+}
 
 bool isDefaultStream(StreamKind kind) {
   return kind == StreamKind::kMissing || kind == StreamKind::kLegacyDefault ||
@@ -59,7 +92,12 @@ UnitFacts gatherFacts(const RawTranslationUnit& unit) {
   UnitFacts facts;
   for (std::size_t f = 0; f < unit.functions.size(); ++f) {
     const RawFunction& function = unit.functions[f];
-    if (!function.key.empty()) facts.functions.emplace(function.key, static_cast<FunctionId>(f));
+    if (!function.key.empty()) {
+      facts.functions.emplace(function.key, static_cast<FunctionId>(f));
+      if (std::uint64_t captured = capturedParameters(function); captured != 0) {
+        facts.captured_params.emplace(function.key, captured);
+      }
+    }
     for (const RawItem& item : function.items) {
       switch (item.role) {
         case ItemRole::kPinnedAlloc:
@@ -152,12 +190,14 @@ constexpr int kMaxSourceDepth = 4;
 
 class FunctionLowering {
  public:
-  FunctionLowering(RawFunction& raw, FileModel& model, const UnitFacts& facts, bool extension_code)
+  FunctionLowering(RawFunction& raw, FileModel& model, const UnitFacts& facts, bool extension_code,
+                   std::vector<VaryingArgument>& varying_arguments)
       : raw_(raw),
         model_(model),
         source_(*model.source),
         facts_(facts),
-        extension_code_(extension_code) {}
+        extension_code_(extension_code),
+        varying_arguments_(varying_arguments) {}
 
   // Whether the function leaves a capture open or ends one it did not begin: known after
   // lower().
@@ -428,6 +468,42 @@ class FunctionLowering {
     }
   }
 
+  // A call of a function of this unit that captures, taken as a capture made at the call: an
+  // argument the callee copies into captured work, which varies while the caller launches the
+  // graph afterwards (`if (exec == nullptr) capture(x, scale, &exec);` in a loop, or `scale`
+  // assigned after the call and before a launch), is frozen at its value at the call.
+  void noteCaptureThroughCall(const RawItem& call) {
+    if (call.event.callee == kNoFunction || call.callee_key.empty() || call.functor) return;
+    auto captured = facts_.captured_params.find(call.callee_key);
+    if (captured == facts_.captured_params.end()) return;
+    Span at;
+    at.index = -2 - static_cast<std::int32_t>(spans_through_calls_++);
+    at.begin = offsetOf(call);
+    at.end = call.event.range.end;
+    at.closed = true;
+    at.block_begin = call.block_begin;
+    at.block_end = call.block_end;
+    for (std::size_t i = 0; i < call.arg_vars.size() && i < 64; ++i) {
+      if ((captured->second & paramBit(i)) == 0) continue;
+      const Value& passed = call.event.args[i];
+      if (passed.kind != ValueKind::kUnknown && !passed.isHostVarying()) continue;
+      for (const VarUse& use : call.arg_vars[i]) {
+        bool loop_variable =
+            use.loop >= 0 && static_cast<std::size_t>(use.loop) < raw_.loops.size() &&
+            capturedOnceIn(raw_.loops[static_cast<std::size_t>(use.loop)], at) &&
+            launchedWithoutCapture(raw_.loops[static_cast<std::size_t>(use.loop)], at);
+        if (loop_variable || reassignedAfter(use.var, at) || variesPerIteration(use.var, at, 0)) {
+          Value value;
+          value.kind = ValueKind::kHostVarying;
+          value.origin = ValueOrigin::kLazyCaller;
+          value.text = passed.text;
+          varying_arguments_.push_back({call.event.callee, i, std::move(value)});
+          break;
+        }
+      }
+    }
+  }
+
   // A loop that holds the capture but does not run it on every iteration (it sits in a nested
   // block: `if (!captured) { ... }`): later iterations launch what the first one captured.
   static bool capturedOnceIn(const RawLoop& loop, const Span& span) {
@@ -583,6 +659,7 @@ class FunctionLowering {
         RawItem handed_off;
         if (item.event.kind == EventKind::kCall) {
           classifyArguments(item, span);
+          if (span == nullptr) noteCaptureThroughCall(item);
           noteInputs(item, span);
           noteHandoffs(item, span);
           handed_off.event.range = item.event.range;
@@ -701,14 +778,16 @@ class FunctionLowering {
   const SourceFile& source_;
   const UnitFacts& facts_;
   bool extension_code_;
+  std::vector<VaryingArgument>& varying_arguments_;
   std::vector<Span> spans_;
   std::vector<Event> events_;
   std::vector<StreamParameterUse> stream_params_;
   std::vector<StreamHandoff> stream_handoffs_;
   std::set<std::string> waited_;  // streams made to wait on an event so far
   std::set<const RawItem*> matched_ends_;
-  // variesPerIteration's answers, per variable and region.
+  // variesPerIteration's answers, per variable and region (or call that captures: index < -1).
   mutable std::map<std::pair<std::uint64_t, std::int32_t>, bool> varies_;
+  std::size_t spans_through_calls_ = 0;
   CaptureSplit split_;
 };
 
@@ -727,10 +806,24 @@ FileModel buildFileModel(RawTranslationUnit unit, const SourceFilePtr& source,
   model.functions.reserve(unit.functions.size());
   std::vector<CaptureSplit> splits;
   splits.reserve(unit.functions.size());
+  std::vector<VaryingArgument> varying_arguments;
   for (std::size_t f = 0; f < unit.functions.size(); ++f) {
-    FunctionLowering lowering(unit.functions[f], model, facts, unit.extension_code);
+    FunctionLowering lowering(unit.functions[f], model, facts, unit.extension_code,
+                              varying_arguments);
     model.functions.push_back(lowering.lower(static_cast<FunctionId>(f)));
     splits.push_back(lowering.split());
+  }
+  // What the callers pass is what the callee's captures see (RegionWalker starts from these).
+  for (const VaryingArgument& argument : varying_arguments) {
+    for (CaptureRegion& region : model.regions) {
+      if (region.function != argument.callee || region.whole_function) continue;
+      std::size_t params = model.functions[argument.callee].params.size();
+      if (argument.param >= params) continue;
+      region.param_values.resize(params);
+      if (region.param_values[argument.param].kind == ValueKind::kUnknown) {
+        region.param_values[argument.param] = argument.value;
+      }
+    }
   }
   joinCapturesSplitAcrossCalls(model, splits);
 

@@ -43,6 +43,10 @@ std::string whyItVaries(const Value& value) {
     case ValueOrigin::kLazyParameter:
       return "it comes from a host parameter of a function that captures the graph on its "
              "first call only and replays it on every later call, whatever that call passes";
+    case ValueOrigin::kLazyCaller:
+      return "it is a parameter, and a caller captures through this function once (on one "
+             "iteration of a loop, `if (exec == nullptr)`, or before it assigns the value again) "
+             "and then launches the graph while the value it passed changes";
     case ValueOrigin::kReassigned:
       return "it is assigned again after the capture, while the graph is replayed";
     default:
