@@ -284,9 +284,14 @@ const SourceRange* CaptureFlow::commonLoop(const FunctionModel& function, std::u
   return best;
 }
 
+bool CaptureFlow::capturesEveryIteration(std::size_t region, const SourceRange& loop) const {
+  if (!contains(loop, regions_[region].span.begin)) return false;
+  // C++ under a lazy guard in the loop: one iteration captures, the others launch.
+  return !(file_.language == Language::kCuda && file_.regions[region].lazy);
+}
+
 const CaptureFlow::Site* CaptureFlow::replayAfter(std::size_t region, const FunctionModel& function,
                                                   std::uint32_t position) const {
-  const SourceRange& capture = regions_[region].span;
   bool home = &function == regions_[region].home;
   for (const Site& site : regions_[region].replays) {
     if (site.function != &function) continue;
@@ -297,7 +302,7 @@ const CaptureFlow::Site* CaptureFlow::replayAfter(std::size_t region, const Func
     }
     const SourceRange* loop = commonLoop(function, position, replay);
     if (loop == nullptr) continue;
-    if (home && contains(*loop, capture.begin)) continue;  // every iteration captures anew
+    if (home && capturesEveryIteration(region, *loop)) continue;
     return &site;
   }
   return nullptr;
@@ -306,7 +311,6 @@ const CaptureFlow::Site* CaptureFlow::replayAfter(std::size_t region, const Func
 const CaptureFlow::Site* CaptureFlow::replayBefore(std::size_t region,
                                                    const FunctionModel& function,
                                                    std::uint32_t position) const {
-  const SourceRange& capture = regions_[region].span;
   bool home = &function == regions_[region].home;
   for (const Site& site : regions_[region].replays) {
     if (site.function != &function) continue;
@@ -314,7 +318,7 @@ const CaptureFlow::Site* CaptureFlow::replayBefore(std::size_t region,
     if (replay < position && afterCapture(region, function, replay)) return &site;
     const SourceRange* loop = commonLoop(function, position, replay);
     if (loop == nullptr) continue;
-    if (home && contains(*loop, capture.begin)) continue;
+    if (home && capturesEveryIteration(region, *loop)) continue;
     return &site;
   }
   return nullptr;

@@ -93,6 +93,10 @@ class CaptureFlow {
   bool afterCapture(std::size_t region, const FunctionModel& function,
                     std::uint32_t position) const;
 
+  // Does every iteration of `loop` (of the region's home) capture the region anew? Not when the
+  // loop does not hold the capture, nor for a C++ capture under a lazy guard in it.
+  bool capturesEveryIteration(std::size_t region, const SourceRange& loop) const;
+
   // The innermost loop of `function` that holds both positions, or null.
   static const SourceRange* commonLoop(const FunctionModel& function, std::uint32_t a,
                                        std::uint32_t b);

@@ -365,6 +365,9 @@ struct CaptureRegion {
   // self.graphs:`): on the first call of its function, and replayed by every later call with
   // that call's arguments. `cache_keys`: the parameters the graphs are cached by (one graph per
   // value), which do not vary for the graph that was captured with them.
+  // C++: captured in a nested block of the innermost loop around it (`if (exec == nullptr) {
+  // capture }`), which also launches outside that block: one iteration captures, the later ones
+  // launch what it captured.
   bool lazy = false;
   std::vector<std::string> cache_keys;
 };

@@ -50,9 +50,8 @@ struct VaryingArgument {
 std::uint64_t capturedParameters(const RawFunction& function) {
   std::vector<const RawItem*> items;
   for (const RawItem& item : function.items) items.push_back(&item);
-  std::stable_sort(items.begin(), items.end(), [](const RawItem* a, const RawItem* b) {
-    return offsetOf(*a) < offsetOf(*b);
-  });
+  std::stable_sort(items.begin(), items.end(),
+                   [](const RawItem* a, const RawItem* b) { return offsetOf(*a) < offsetOf(*b); });
   std::uint64_t captured = 0;
   const RawItem* open = nullptr;
   for (const RawItem* pointer : items) {
@@ -208,6 +207,9 @@ class FunctionLowering {
                      [](const RawItem& a, const RawItem& b) { return offsetOf(a) < offsetOf(b); });
     findRegions(id);
     for (RawItem& item : raw_.items) lowerItem(item);
+    for (const Span& span : spans_) {
+      model_.regions[static_cast<std::size_t>(span.index)].lazy = capturedLazily(span);
+    }
     FunctionModel function = std::move(raw_.model);
     function.events = std::move(events_);
     function.stream_params = std::move(stream_params_);
@@ -502,6 +504,20 @@ class FunctionLowering {
         }
       }
     }
+  }
+
+  // Is the capture made on one iteration of the innermost loop around it, and launched on the
+  // others (CaptureRegion::lazy)?
+  bool capturedLazily(const Span& span) const {
+    const RawLoop* innermost = nullptr;
+    for (const RawLoop& loop : raw_.loops) {
+      if (!contains(loop.begin, loop.end, span.begin)) continue;
+      if (innermost == nullptr || loop.end - loop.begin < innermost->end - innermost->begin) {
+        innermost = &loop;
+      }
+    }
+    return innermost != nullptr && capturedOnceIn(*innermost, span) &&
+           launchedWithoutCapture(*innermost, span);
   }
 
   // A loop that holds the capture but does not run it on every iteration (it sits in a nested

@@ -56,8 +56,8 @@ class HostBufferRaceCheck final : public Check {
             const FunctionModel& function = *replay.function;
             if (!flow.sameScope(*home, function, input.name)) continue;
             if (!flow.afterCapture(r, function, replay.event->range.begin)) continue;
-            std::uint32_t capture = &function == home ? flow.span(r).begin : 0;
-            checkWrites(flow, r, {input.name, input.name, capture, nullptr}, replay, sink);
+            checkWrites(flow, r, {input.name, input.name, &function == home, 0, nullptr}, replay,
+                        sink);
           }
         }
         // A helper that captures from its parameter, replayed where its caller launches the
@@ -66,8 +66,8 @@ class HostBufferRaceCheck final : public Check {
           std::string name(caller.nameOf(input.name));
           if (name.empty() || !pinned(file, *caller.function, name, 0)) continue;
           for (const CaptureFlow::Site& replay : caller.replays) {
-            checkWrites(flow, r, {name, input.name, caller.call->range.begin, caller.call}, replay,
-                        sink);
+            checkWrites(flow, r, {name, input.name, false, caller.call->range.begin, caller.call},
+                        replay, sink);
           }
         }
       }
@@ -111,10 +111,11 @@ class HostBufferRaceCheck final : public Check {
 
   // A pinned buffer as the replaying function sees it.
   struct Buffer {
-    std::string name;       // in the replaying function
-    std::string read_as;    // in the capture
-    std::uint32_t capture;  // where the replaying function captures, or 0 when it does not
-    const Event* through;   // the call of the helper that captures, or null
+    std::string name;     // in the replaying function
+    std::string read_as;  // in the capture
+    bool home;            // the replaying function is the one that captures
+    std::uint32_t call;   // else where it calls the helper that captures (`through`), or 0
+    const Event* through;
   };
 
   // The writes of the buffer in the replay's function that race the replay. A loop that captures
@@ -122,7 +123,6 @@ class HostBufferRaceCheck final : public Check {
   static void checkWrites(const CaptureFlow& flow, std::size_t r, const Buffer& buffer,
                           const CaptureFlow::Site& replay, DiagnosticSink& sink) {
     const std::string& name = buffer.name;
-    const std::uint32_t capture = buffer.capture;
     const FunctionModel& function = *replay.function;
     std::uint32_t at = replay.event->range.begin;
     for (const Event& write : function.events) {
@@ -136,7 +136,9 @@ class HostBufferRaceCheck final : public Check {
         races = !flow.waitsBetween(function, at, w, false) && !rebound(function, name, at, w);
       } else if (const SourceRange* loop = CaptureFlow::commonLoop(function, w, at)) {
         // In the next iteration of a loop that replays after the write.
-        bool recaptured = capture != 0 && CaptureFlow::contains(*loop, capture);
+        bool recaptured = buffer.home
+                              ? flow.capturesEveryIteration(r, *loop)
+                              : buffer.call != 0 && CaptureFlow::contains(*loop, buffer.call);
         races = !recaptured && !flow.waitsBetween(function, at, loop->end, false) &&
                 !flow.waitsBetween(function, loop->begin, w, false);
       }
