@@ -92,6 +92,8 @@ enum EventFlag : std::uint32_t {
                                     // where the program model types `tensor` as one
   kFlagScopeExit = 1u << 17,        // kFree (C++): a local that owns host memory goes out of
                                     // scope (the end of its block)
+  kFlagStaticStorage = 1u << 18,    // kHostBufferWrite (C++): the buffer is a static or global
+                                    // variable that a captured copy of this function reads
 };
 
 // A test the code around an event makes before the event runs, from `if`, `and`/`or`, ternary,

@@ -1371,6 +1371,7 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
         RawItem& item = addItem(ItemRole::kWork, EventKind::kTensorOp, call, name);
         item.stream = streamArgument(call, api.stream_arg, callee);
         setArguments(item, call->arguments());
+        if (name == "cudaMemcpyAsync") noteStaticSource(call, argument(call, 1));
         break;
       }
       case ApiRole::kSyncCopy: {
@@ -1544,6 +1545,7 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
         bind.event.target = var->getNameAsString();
         bind.event.source = aliasSource(value);
       }
+      if (hasStaticStorage(var)) noteHostWrite(ref, whole);
       if (dependent) tainted_.insert(canonical);
       if (plain_assignment && dependent) {
         if (int polarity = capturePolarity(value); polarity != 0) {
@@ -1579,7 +1581,11 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
         if (dependent) tainted_.insert(field);
         return;
       }
-      if (member->isArrow()) noteHostWrite(base, whole);
+      if (member->isArrow()) {
+        noteHostWrite(base, whole);
+      } else if (const clang::DeclRefExpr* owner = staticOwner(member)) {
+        noteHostWrite(owner, whole);  // `params.scale = s` on a static struct
+      }
       return;
     }
     if (const auto* subscript = dyn_cast<clang::ArraySubscriptExpr>(lhs)) {
@@ -1590,6 +1596,51 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
         unary != nullptr && unary->getOpcode() == clang::UO_Deref) {
       noteHostWrite(bufferBase(unary->getSubExpr()), whole);
     }
+  }
+
+  // ---- host memory with static storage -----------------------------------------------------
+  // A `static` local or a global (not a pointer: the memory itself) is one block for the whole
+  // program: every graph that copies from it reads it when launched, so graphs captured with
+  // different contents all replay the last ones (GS501).
+
+  static bool hasStaticStorage(const clang::VarDecl* var) {
+    return var != nullptr && var->hasGlobalStorage() && !var->getType()->isPointerType() &&
+           !var->getType()->isReferenceType() && !var->getType().isConstQualified();
+  }
+
+  // `params` in `params.a.b`, when it has static storage; null otherwise.
+  static const clang::DeclRefExpr* staticOwner(const clang::MemberExpr* member) {
+    const clang::Expr* base = member;
+    for (int i = 0; i < kMaxDepth; ++i) {
+      const auto* dot = dyn_cast<clang::MemberExpr>(base);
+      if (dot == nullptr || dot->isArrow()) break;
+      base = dot->getBase()->IgnoreParenImpCasts();
+    }
+    const auto* ref = dyn_cast<clang::DeclRefExpr>(base);
+    const auto* var = ref != nullptr ? dyn_cast<clang::VarDecl>(ref->getDecl()) : nullptr;
+    return hasStaticStorage(var) ? ref : nullptr;
+  }
+
+  // The source of a host-to-device copy (`&params`, `&table[0]`, `table`, `&params.field`): when
+  // it is memory with static storage, the copy reads that variable.
+  void noteStaticSource(const clang::CallExpr* call, const clang::Expr* source) {
+    const clang::Expr* expr = source != nullptr ? strip(source) : nullptr;
+    if (const auto* unary = dyn_cast_or_null<clang::UnaryOperator>(expr);
+        unary != nullptr && unary->getOpcode() == clang::UO_AddrOf) {
+      expr = strip(unary->getSubExpr());
+    }
+    if (const clang::Expr* base = expr != nullptr ? indexedBase(expr) : nullptr) expr = base;
+    const clang::DeclRefExpr* ref = nullptr;
+    if (const auto* member = dyn_cast_or_null<clang::MemberExpr>(expr)) {
+      ref = staticOwner(member);
+    } else if (const auto* named = dyn_cast_or_null<clang::DeclRefExpr>(expr)) {
+      const auto* var = dyn_cast<clang::VarDecl>(named->getDecl());
+      if (hasStaticStorage(var)) ref = named;
+    }
+    if (ref == nullptr) return;
+    RawItem& item = addItem(ItemRole::kStaticSource, EventKind::kTensorOp, call, "");
+    item.key = objectKey(ref);
+    item.text = textOf(ref);
   }
 
   void noteHostWrite(const clang::Expr* buffer, const clang::Expr* whole) {

@@ -66,6 +66,7 @@ enum class ItemRole : std::uint8_t {
   kHandleUse,     // library call through handle `key`; `event` is its kTensorOp
   kInstantiate,   // the graph `key` instantiated into the executable graph `text`
   kExecUpdate,    // the executable graph `key` given new node parameters (or a new graph)
+  kStaticSource,  // a host-to-device copy reads memory with static storage: variable `key`
 };
 
 // A host variable an argument reads, and the for loop (index into RawFunction::loops) whose

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -506,6 +507,19 @@ class FunctionLowering {
     }
   }
 
+  // The variables with static storage that this function's captured copies read.
+  const std::set<std::string>& staticSources() {
+    if (!static_sources_) {
+      static_sources_.emplace();
+      for (const RawItem& item : raw_.items) {
+        if (item.role == ItemRole::kStaticSource && spanAt(offsetOf(item)) != nullptr) {
+          static_sources_->insert(item.key);
+        }
+      }
+    }
+    return *static_sources_;
+  }
+
   // Is the capture made on one iteration of the innermost loop around it, and launched on the
   // others (CaptureRegion::lazy)?
   bool capturedLazily(const Span& span) const {
@@ -754,7 +768,13 @@ class FunctionLowering {
         if (facts_.pinned.count(item.key) != 0) {
           item.event.kind = EventKind::kHostBufferWrite;
           push(std::move(item.event));
+        } else if (span == nullptr && staticSources().count(item.key) != 0) {
+          item.event.kind = EventKind::kHostBufferWrite;
+          item.event.flags |= kFlagStaticStorage;
+          push(std::move(item.event));
         }
+        break;
+      case ItemRole::kStaticSource:
         break;
       case ItemRole::kHandleUse: {
         std::string handle = item.text;
@@ -804,6 +824,7 @@ class FunctionLowering {
   // variesPerIteration's answers, per variable and region (or call that captures: index < -1).
   mutable std::map<std::pair<std::uint64_t, std::int32_t>, bool> varies_;
   std::size_t spans_through_calls_ = 0;
+  std::optional<std::set<std::string>> static_sources_;
   CaptureSplit split_;
 };
 

@@ -17,6 +17,7 @@
 // cudaGraphLaunch with no cudaStreamSynchronize / cudaEventSynchronize / cudaDeviceSynchronize in
 // between. A helper that captures from its parameter and instantiates into `*exec` is checked in
 // each caller that launches `exec`, under the caller's names.
+#include <set>
 #include <string>
 
 #include "analyzer/engine/capture_flow.h"
@@ -49,6 +50,7 @@ class HostBufferRaceCheck final : public Check {
       const CaptureRegion& region = file.regions[r];
       const FunctionModel* home = flow.home(r);
       if (region.whole_function || home == nullptr) continue;
+      if (file.language == Language::kCuda) checkSharedStatic(flow, r, sink);
       for (const RegionName& input : flow.inputs(r)) {
         if (input.name.find('.') != std::string::npos) continue;
         if (pinned(file, *home, input.name, flow.span(r).begin)) {
@@ -95,7 +97,10 @@ class HostBufferRaceCheck final : public Check {
                      std::uint32_t capture) {
     if (file.language == Language::kCuda) {
       for (const Event& event : function.events) {
-        if (event.kind == EventKind::kHostBufferWrite && event.target == name) return true;
+        if (event.kind == EventKind::kHostBufferWrite && event.target == name &&
+            (event.flags & kFlagStaticStorage) == 0) {
+          return true;
+        }
       }
       return false;
     }
@@ -107,6 +112,77 @@ class HostBufferRaceCheck final : public Check {
       }
     }
     return bind != nullptr && (bind->flags & kFlagPinnedHost) != 0;
+  }
+
+  // C++: static storage (a `static` local or a global) that the capture copies from, written
+  // before the capture by the function that captures, which captures again and keeps each graph
+  // (an element per iteration of a loop, or per call: `capture(b, &execs[b])`). The copy node
+  // reads the variable when a graph is launched, so every graph kept replays the values written
+  // for the last capture, not its own.
+  static void checkSharedStatic(const CaptureFlow& flow, std::size_t r, DiagnosticSink& sink) {
+    const FileModel& file = flow.file();
+    const CaptureRegion& region = file.regions[r];
+    const FunctionModel& home = *flow.home(r);
+    const std::uint32_t capture = flow.span(r).begin;
+    SourceRange within = home.body;  // where a write is made anew for each graph
+    std::string again = capturedAgain(flow, r, within);
+    if (again.empty()) return;
+    std::set<std::string> reported;
+    for (const Event& write : home.events) {
+      if (write.kind != EventKind::kHostBufferWrite || (write.flags & kFlagStaticStorage) == 0 ||
+          write.range.begin >= capture || !CaptureFlow::contains(within, write.range.begin) ||
+          !reported.insert(write.target).second) {
+        continue;
+      }
+      std::string message =
+          "`" + write.text + "` writes `" + write.target +
+          "`, static storage that the CUDA graph captured at line " + lineOf(region.site) +
+          " copies from: the copy reads it when the graph is launched, not when it is captured, "
+          "and " + again + " writes it again for the next graph, so every graph kept replays "
+          "with the values written for the last capture; give each graph its own buffer (an "
+          "array indexed like the graphs) or pass the values as kernel arguments";
+      std::vector<RelatedLocation> related;
+      related.push_back({file.source, region.site, "the graph copies from `" + write.target +
+                                                       "` here, at each launch"});
+      sink.reportAt(file.source, write.range, std::move(message), std::move(related));
+    }
+  }
+
+  // How the capture is made again with each graph kept, in a message's words, or "". For a loop
+  // of the capturing function, `within` becomes the loop.
+  static std::string capturedAgain(const CaptureFlow& flow, std::size_t r, SourceRange& within) {
+    const CaptureRegion& region = flow.file().regions[r];
+    const FunctionModel& home = *flow.home(r);
+    const std::string& handle = region.handle;
+    if (handle.empty()) return "";
+    // A loop around the capture that captures every iteration into an element of its own.
+    if (const SourceRange* loop =
+            CaptureFlow::commonLoop(home, flow.span(r).begin, flow.span(r).begin);
+        loop != nullptr && flow.capturesEveryIteration(r, *loop) &&
+        handle.find('[') != std::string::npos) {
+      within = *loop;
+      return "each iteration of the loop at line " + lineOf(*loop);
+    }
+    // Calls that each keep their graph: in a loop, or more than one.
+    std::int32_t out = -1;
+    for (std::size_t i = 0; i < home.params.size(); ++i) {
+      if (home.params[i].name == handle) out = static_cast<std::int32_t>(i);
+    }
+    const auto& callers = flow.callers(r);
+    for (const CaptureFlow::Caller& caller : callers) {
+      const Event& call = *caller.call;
+      bool kept = handle.find('[') != std::string::npos ||
+                  (out >= 0 && static_cast<std::size_t>(out) < call.args.size() &&
+                   call.args[static_cast<std::size_t>(out)].text.find('[') !=
+                       std::string::npos);
+      if (!kept) continue;
+      if (CaptureFlow::commonLoop(*caller.function, call.range.begin, call.range.begin) !=
+              nullptr ||
+          callers.size() > 1) {
+        return "each call of `" + home.name + "` (line " + lineOf(call.range) + ")";
+      }
+    }
+    return "";
   }
 
   // A pinned buffer as the replaying function sees it.
