@@ -789,6 +789,23 @@ TEST_P(CudaFrontendTest, RecordsTheProjectHeadersAUnitIncludesAndTorchBehindThem
   EXPECT_TRUE(alone.includes.empty());
 }
 
+// A unit-test program that builds its inputs with torch runs on its own, not inside PyTorch's
+// calls: its launches are not extension code (GS304), directly or through a project header.
+TEST_P(CudaFrontendTest, ATestProgramIsNotExtensionCode) {
+  fs::create_directories(directory_ / "include");
+  std::ofstream(directory_ / "include" / "common.h") << "#pragma once\n#include <torch/extension.h>\n";
+  fs::create_directories(directory_ / "gtest");
+  std::ofstream(directory_ / "gtest" / "gtest.h") << "#pragma once\n";
+  settings_.extra_args = {"-I", directory_.string()};
+  EXPECT_TRUE(analyze("#include <torch/extension.h>\nvoid f() {}\n").extension_code);
+  EXPECT_FALSE(
+      analyze("#include <torch/extension.h>\n#include <gtest/gtest.h>\nvoid f() {}\n")
+          .extension_code);
+  EXPECT_FALSE(
+      analyze("#include \"include/common.h\"\n#include \"gtest/gtest.h\"\nvoid f() {}\n")
+          .extension_code);
+}
+
 TEST_P(CudaFrontendTest, StreamParametersAndTheStreamsCallsHandThem) {
   FileModel model = analyze(std::string(kKernels) + R"(
 void launch(float* x, cudaStream_t stream = nullptr) {

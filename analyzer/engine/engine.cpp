@@ -127,10 +127,11 @@ void noteCompilerErrors(const std::vector<FileModel>& files, std::vector<Notice>
   }
   if (with_errors == 0) return;
   notices.push_back({"", -1,
-                     std::to_string(with_errors) + " of " + std::to_string(parsed) +
-                         " C++ files parsed with compiler errors, and were analyzed as far as "
-                         "Clang recovered them (--show-compiler-errors lists the errors; -p names "
-                         "the build's compile_commands.json, --extra-arg adds a flag)"});
+                     std::to_string(with_errors) + " of the " + std::to_string(parsed) +
+                         " C++ files parsed (those that use a CUDA, library or stream API) had "
+                         "compiler errors, and were analyzed as far as Clang recovered them "
+                         "(--show-compiler-errors lists the errors; -p names the build's "
+                         "compile_commands.json, --extra-arg adds a flag)"});
 }
 
 // Imports are followed this many files deep from a file that may capture: a longer chain of

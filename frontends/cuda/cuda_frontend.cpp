@@ -288,7 +288,7 @@ class CudaFrontend final : public Frontend {
 
     auto files = llvm::makeIntrusiveRefCnt<clang::FileManager>(clang::FileSystemOptions(), overlay);
     RawTranslationUnit unit;
-    unit.extension_code = isExtensionCode(source->text());
+    unit.extension_code = isExtensionCode(source->text()) && !isTestProgram(source->text());
     bool built = false;
     std::vector<std::string> missing;
     IncludeGraph::Facts includes;
@@ -315,7 +315,8 @@ class CudaFrontend final : public Frontend {
     }
     // The lowering marked its events by the file's own text; the unit may get torch through a
     // project header, which only the preprocessor saw (events are flagged when they are built).
-    unit.extension_code = unit.extension_code || includes.includes_torch;
+    unit.extension_code =
+        (unit.extension_code || includes.includes_torch) && !isTestProgram(source->text());
     FileModel model = buildFileModel(std::move(unit), source, settings);
     model.includes = std::move(includes.headers);
     model.includes_complete = includes.complete;

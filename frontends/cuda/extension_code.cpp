@@ -6,8 +6,9 @@ namespace graphsafe::cuda {
 
 namespace {
 
-// `#include <torch/...>`, `#include "ATen/..."`, ...: the directive, then the header's directory.
-bool includesTorchHeader(std::string_view text) {
+// An `#include` of a header `matches` accepts (given as spelled, after `<` or `"`).
+template <class Matches>
+bool includesHeader(std::string_view text, Matches matches) {
   for (std::size_t at = text.find("#"); at != std::string_view::npos; at = text.find('#', at + 1)) {
     std::size_t i = at + 1;
     while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
@@ -15,9 +16,14 @@ bool includesTorchHeader(std::string_view text) {
     i += 7;
     while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
     if (i >= text.size() || (text[i] != '<' && text[i] != '"')) continue;
-    if (isTorchHeader(text.substr(i + 1))) return true;
+    if (matches(text.substr(i + 1))) return true;
   }
   return false;
+}
+
+// `#include <torch/...>`, `#include "ATen/..."`, ...: the directive, then the header's directory.
+bool includesTorchHeader(std::string_view text) {
+  return includesHeader(text, isTorchHeader);
 }
 
 }  // namespace
@@ -27,6 +33,16 @@ bool isTorchHeader(std::string_view spelled) {
     if (spelled.starts_with(prefix)) return true;
   }
   return false;
+}
+
+bool isTestProgram(std::string_view text) {
+  return includesHeader(text, [](std::string_view spelled) {
+    for (std::string_view header : {"gtest/", "gmock/", "catch2/", "catch.hpp", "doctest/",
+                                    "doctest.h", "boost/test/"}) {
+      if (spelled.starts_with(header)) return true;
+    }
+    return false;
+  });
 }
 
 bool isExtensionCode(std::string_view text) {
