@@ -37,8 +37,8 @@ bool isTorchHeader(std::string_view spelled) {
 
 bool isTestProgram(std::string_view text) {
   return includesHeader(text, [](std::string_view spelled) {
-    for (std::string_view header : {"gtest/", "gmock/", "catch2/", "catch.hpp", "doctest/",
-                                    "doctest.h", "boost/test/"}) {
+    for (std::string_view header :
+         {"gtest/", "gmock/", "catch2/", "catch.hpp", "doctest/", "doctest.h", "boost/test/"}) {
       if (spelled.starts_with(header)) return true;
     }
     return false;

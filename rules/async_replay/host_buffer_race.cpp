@@ -138,12 +138,14 @@ class HostBufferRaceCheck final : public Check {
           "`" + write.text + "` writes `" + write.target +
           "`, static storage that the CUDA graph captured at line " + lineOf(region.site) +
           " copies from: the copy reads it when the graph is launched, not when it is captured, "
-          "and " + again + " writes it again for the next graph, so every graph kept replays "
+          "and " +
+          again +
+          " writes it again for the next graph, so every graph kept replays "
           "with the values written for the last capture; give each graph its own buffer (an "
           "array indexed like the graphs) or pass the values as kernel arguments";
       std::vector<RelatedLocation> related;
-      related.push_back({file.source, region.site, "the graph copies from `" + write.target +
-                                                       "` here, at each launch"});
+      related.push_back({file.source, region.site,
+                         "the graph copies from `" + write.target + "` here, at each launch"});
       sink.reportAt(file.source, write.range, std::move(message), std::move(related));
     }
   }
@@ -173,8 +175,7 @@ class HostBufferRaceCheck final : public Check {
       const Event& call = *caller.call;
       bool kept = handle.find('[') != std::string::npos ||
                   (out >= 0 && static_cast<std::size_t>(out) < call.args.size() &&
-                   call.args[static_cast<std::size_t>(out)].text.find('[') !=
-                       std::string::npos);
+                   call.args[static_cast<std::size_t>(out)].text.find('[') != std::string::npos);
       if (!kept) continue;
       if (CaptureFlow::commonLoop(*caller.function, call.range.begin, call.range.begin) !=
               nullptr ||
