@@ -754,6 +754,21 @@ int broken = undefined_name;
 
 // The bodies of functions in system headers are not parsed (nothing lowers them): Clang reports
 // no error from inside one, while it does from the same header included as the project's.
+// A C++ file that includes the CUDA runtime before the standard library parses cleanly: the
+// declarations do not define `__noinline__` outside CUDA compilation, where libstdc++ spells
+// its own attribute so.
+TEST_P(CudaFrontendTest, TheRuntimeBeforeTheStandardLibraryParsesCleanly) {
+  settings_.show_compiler_errors = true;
+  const std::string text =
+      "#include <cuda_runtime.h>\n#include <memory>\n"
+      "std::shared_ptr<int> p = std::make_shared<int>(1);\n"
+      "void f(cudaStream_t s) { cudaStreamSynchronize(s); }\n";
+  for (const std::string name : {"host.cc", "host.cu"}) {
+    FileModel model = analyze(text, name);
+    for (const Notice& notice : model.notices) ADD_FAILURE() << name << ": " << notice.message;
+  }
+}
+
 TEST_P(CudaFrontendTest, SkipsTheFunctionBodiesOfSystemHeaders) {
   fs::create_directories(directory_ / "sys");
   std::ofstream(directory_ / "sys" / "lib.h")

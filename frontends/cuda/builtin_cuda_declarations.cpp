@@ -20,7 +20,11 @@ constexpr std::string_view kDeclarations = R"gs(#pragma once
 #define __constant__ __attribute__((constant))
 #define __managed__ __attribute__((managed))
 #define __forceinline__ __inline__ __attribute__((always_inline))
+// As the toolkit's host_defines.h: outside CUDA compilation the macro would break the C++
+// library's own `__attribute__((__noinline__))` (libstdc++'s shared_ptr_base.h).
+#ifdef __CUDACC__
 #define __noinline__ __attribute__((noinline))
+#endif
 #define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
 #define __align__(n) __attribute__((aligned(n)))
 #define __grid_constant__
