@@ -91,6 +91,14 @@ bool validateCxxOptions(const CheckCommandOptions& options, std::string& error) 
 
 }  // namespace
 
+std::string canonicalRuleCode(std::string code) {
+  for (char& c : code) {
+    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+  }
+  // Every rule ID starts with GS: the prefix that selects the whole catalog.
+  return code == "ALL" ? "GS" : code;
+}
+
 std::vector<std::string> splitCodeLists(const std::vector<std::string>& lists) {
   std::vector<std::string> codes;
   for (const std::string& list : lists) {
@@ -99,7 +107,7 @@ std::vector<std::string> splitCodeLists(const std::vector<std::string>& lists) {
       while (i < list.size() && (list[i] == ',' || isSpace(list[i]))) ++i;
       std::size_t start = i;
       while (i < list.size() && list[i] != ',' && !isSpace(list[i])) ++i;
-      if (i > start) codes.push_back(list.substr(start, i - start));
+      if (i > start) codes.push_back(canonicalRuleCode(list.substr(start, i - start)));
     }
   }
   return codes;
@@ -109,14 +117,15 @@ std::string validateRuleCodes(const std::vector<std::string>& codes, std::string
   const auto& rules = RuleCatalog::instance().rules();
   for (const std::string& code : codes) {
     bool well_formed =
-        code.size() > 2 && code.starts_with("GS") &&
+        code.size() >= 2 && code.starts_with("GS") &&
         std::all_of(code.begin() + 2, code.end(), [](char c) { return c >= '0' && c <= '9'; });
     bool known = well_formed && std::any_of(rules.begin(), rules.end(), [&](const RuleInfo& rule) {
                    return rule.id.starts_with(code);
                  });
     if (!known) {
       return std::string(flag) + ": unknown rule code '" + code +
-             "' (expected a rule ID such as GS401 or a prefix such as GS4; see `graphsafe rules`)";
+             "' (expected a rule ID such as GS401, a prefix such as GS4, or ALL; see `graphsafe "
+             "rules`)";
     }
   }
   return {};

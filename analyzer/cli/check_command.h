@@ -30,6 +30,9 @@ struct CheckCommandOptions {
   // --force-exclude: `exclude` applies to paths named on the command line too (pre-commit names
   // every staged file), as Ruff's --force-exclude.
   bool force_exclude = false;
+  // --pre-commit: its effect is on how the arguments are read (hook_arguments.h), before this
+  // struct is filled.
+  bool pre_commit = false;
   unsigned jobs = 0;                 // 0 = one per core
   bool exit_zero = false;
   bool fix = false;   // --fix: write the findings' fixes
@@ -96,7 +99,11 @@ unsigned shardOfPath(std::string_view path, unsigned count);
 // Keeps the findings and notices of one shard; notices without a file stay in every shard.
 void keepShard(RunResult& result, const Shard& shard);
 
-// "GS4, GS101" and repeated flags -> {"GS4", "GS101"}.
+// A rule code as the selection matches it: upper case (`gs401` is GS401, as `graphsafe explain`
+// takes either case), and Ruff's `ALL` as `GS`, the prefix of every rule.
+std::string canonicalRuleCode(std::string code);
+
+// "GS4, gs101" and repeated flags -> {"GS4", "GS101"}, each code canonical.
 std::vector<std::string> splitCodeLists(const std::vector<std::string>& lists);
 
 // An error message for the first code that is not `GS` + digits naming (a prefix of) a rule

@@ -42,6 +42,7 @@ std::vector<std::string> updateClientSettings(const nlohmann::json& settings,
       warnings.push_back(std::string("setting '") + key + "' must be a list of rule codes");
       continue;
     }
+    for (std::string& code : codes) code = canonicalRuleCode(code);
     std::string problem = validateRuleCodes(codes, key);
     if (!problem.empty()) {
       warnings.push_back("setting " + problem);

@@ -9,10 +9,7 @@
 #include <mutex>
 
 #include "frontends/cuda/nvcc_flag_filter.h"
-
-#ifndef GRAPHSAFE_CLANG_RESOURCE_DIR
-#define GRAPHSAFE_CLANG_RESOURCE_DIR "/usr/lib/llvm-19/lib/clang/19"
-#endif
+#include "frontends/cuda/resource_dir.h"
 
 namespace graphsafe::cuda {
 
@@ -158,7 +155,7 @@ CompileCommand compileCommandFor(const std::string& absolute_path, std::string_v
   args.insert(args.end(), flags.begin(), flags.end());
   args.insert(args.end(), settings.extra_args.begin(), settings.extra_args.end());
   args.insert(args.end(), {"-idirafter", std::string(kBuiltinTorchDir)});
-  args.insert(args.end(), {"-resource-dir=" GRAPHSAFE_CLANG_RESOURCE_DIR, "-fsyntax-only", "-w",
+  args.insert(args.end(), {"-resource-dir=" + clangResourceDir(), "-fsyntax-only", "-w",
                            "-ferror-limit=0", "-Wno-unknown-cuda-version", "-fno-color-diagnostics",
                            "-fno-caret-diagnostics"});
   args.push_back(absolute_path);
