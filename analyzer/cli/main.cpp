@@ -67,7 +67,7 @@ OptionSpec optionSpec(const CLI::Option& option) {
   for (const std::string& name : option.get_snames()) spec.names.push_back("-" + name);
   for (const std::string& name : option.get_lnames()) spec.names.push_back("--" + name);
   spec.help = option.get_description();
-  if (option.get_type_size() != 0) {
+  if (option.get_expected_max() != 0) {
     spec.value_name = option.get_type_name();
     auto it = valueTable().find(&option);
     spec.kind = it != valueTable().end() ? it->second.kind : ArgumentKind::kText;
