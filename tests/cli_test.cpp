@@ -405,7 +405,7 @@ TEST_F(CliTest, MissingCppFrontendSaysWhereItWasLookedFor) {
                   "graphsafe binary or in GRAPHSAFE_CUDA_FRONTEND (looked for " +
                       (copy.parent_path() / "libgraphsafe_cuda.so").string()))
       << err;
-  EXPECT_TRUE(has(err, "install it with graphsafe")) << err;
+  EXPECT_TRUE(has(err, "install it with graphsafe: `pip install graphsafe-cuda`")) << err;
   EXPECT_TRUE(has(err, "No CUDA-graph hazards found in 0 files; 1 C++ file not analyzed: k.cu."))
       << err;
 }
