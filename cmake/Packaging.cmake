@@ -101,6 +101,11 @@ function(graphsafe_package_docs package component)
   endforeach()
   install(FILES "${dir}/copyright" "${dir}/changelog.gz" "${dir}/third-party-notices.gz"
           DESTINATION "share/doc/${package}" COMPONENT ${component})
+  set(overrides "${PROJECT_SOURCE_DIR}/cmake/debian/${package}.lintian-overrides")
+  if(EXISTS "${overrides}" AND GRAPHSAFE_PORTABLE)
+    install(FILES "${overrides}" DESTINATION share/lintian/overrides RENAME "${package}"
+            COMPONENT ${component})
+  endif()
 endfunction()
 graphsafe_package_docs(graphsafe graphsafe)
 if(GRAPHSAFE_CUDA_FRONTEND)

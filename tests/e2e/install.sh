@@ -218,7 +218,7 @@ grep -q "^::error file=examples/train_step.py,.*capture region starts here" "$wo
 # 7. lintian, as Debian checks a package: no error and no warning (skipped without lintian).
 linted=no
 if command -v lintian >/dev/null 2>&1; then
-  lintian --fail-on error,warning --suppress-tags running-with-root-privileges \
+  lintian --fail-on error,warning \
     "$deb" "$deb_cuda" >"$work/lintian.out" 2>&1 || fail "lintian: $(cat "$work/lintian.out")"
   if grep -E '^[EW]: ' "$work/lintian.out"; then fail "lintian: $(cat "$work/lintian.out")"; fi
   linted=yes

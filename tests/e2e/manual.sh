@@ -88,6 +88,7 @@ for shell in bash zsh fish; do
   "$binary" generate-shell-completion "$shell" >"$work/$shell" || fail "generate-shell-completion $shell failed"
 done
 cmp -s "$work/bash" "$share/bash-completion/completions/graphsafe" || fail "the installed bash script is not the binary's"
+"$binary" server --help | grep -q "Language Server" || fail "graphsafe server is not the language server"
 code=0
 "$binary" generate-shell-completion tcsh >/dev/null 2>&1 || code=$?
 [ "$code" = 2 ] || fail "an unknown shell exits $code, not 2"
