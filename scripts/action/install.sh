@@ -17,7 +17,9 @@ python=${PYTHON:-python3}
 build_wheels() {
   mkdir -p "$dist"
   local commands='bash scripts/setup.sh --build &&
-    bash scripts/dev.sh build -DGRAPHSAFE_TESTS=OFF -DGRAPHSAFE_BENCH=OFF &&
+    cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGRAPHSAFE_TESTS=OFF \
+      -DGRAPHSAFE_BENCH=OFF >/dev/null &&
+    cmake --build build &&
     bash scripts/package.sh build "$0"'
   if grep -qx 'VERSION_CODENAME=bookworm' /etc/os-release 2>/dev/null; then
     (cd "$action" && bash -c "$commands" "$dist")

@@ -83,9 +83,6 @@ def scratch_project(source, binary, root):
     for name in ("model.py", "a.py", "b.py"):
         shutil.copy(os.path.join(source, "examples", "train_step.py"), os.path.join(root, name))
     shutil.copy(os.path.join(source, "examples", "train_step.py"), os.path.join(root, "--output=x.py"))
-    os.makedirs(os.path.join(root, "csrc"))
-    shutil.copy(os.path.join(source, "fixtures", "cuda", "gs401_host_sync_bad.cu"),
-                os.path.join(root, "csrc", "kernel.cu"))
     home = os.path.join(root, "home")
     for directory in (".local/share/bash-completion/completions", ".zfunc",
                       ".config/fish/completions"):

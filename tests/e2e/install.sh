@@ -205,6 +205,13 @@ GRAPHSAFE_ACTION_PATH=$source_dir GRAPHSAFE_VERSION=$version GRAPHSAFE_CUDA=true
   bash "$source_dir/scripts/action/install.sh" >"$work/action-install.log" 2>&1 ||
   fail "the action's install step: $(cat "$work/action-install.log")"
 [ "$(cat "$work/action-path")" = "$work/action-venv/bin" ] || fail "the action's install step put nothing on PATH"
+# Without a version: the wheels of GRAPHSAFE_DIST (a cache hit; a miss would build them there).
+GRAPHSAFE_ACTION_PATH=$source_dir GRAPHSAFE_VERSION= GRAPHSAFE_CUDA=false GRAPHSAFE_DIST=$dist \
+  GRAPHSAFE_VENV=$work/action-venv-dist GITHUB_PATH=/dev/null \
+  bash "$source_dir/scripts/action/install.sh" >"$work/action-install-dist.log" 2>&1 ||
+  fail "the action's install step from GRAPHSAFE_DIST: $(cat "$work/action-install-dist.log")"
+[ -x "$work/action-venv-dist/bin/graphsafe" ] && [ ! -e "$work/action-venv-dist/lib/graphsafe" ] ||
+  fail "the action's install step from GRAPHSAFE_DIST with cuda: false"
 PATH="$work/action-venv/bin:$PATH" GRAPHSAFE_PATHS="examples kernel.cu" GRAPHSAFE_ARGS="--no-cache" \
   GRAPHSAFE_SARIF=action.sarif GRAPHSAFE_ANNOTATIONS=true GITHUB_OUTPUT=$action_out \
   bash "$source_dir/scripts/action/check.sh" >"$work/action-check.log" 2>&1 ||
