@@ -95,16 +95,17 @@ version=$(dpkg-deb -f "$deb" Version)
 [ "$(dpkg-deb -f "$deb_cuda" Version)" = "$version" ] || fail "the two packages' versions differ"
 dpkg-deb -f "$deb_cuda" Depends | grep -q "graphsafe (= $version)" ||
   fail "graphsafe-cuda does not depend on graphsafe (= $version): $(dpkg-deb -f "$deb_cuda" Depends)"
-if dpkg-deb -c "$deb" | grep -q libgraphsafe_cuda; then fail "the graphsafe package holds the module"; fi
-dpkg-deb -c "$deb_cuda" | grep -q "usr/lib/graphsafe/clang/include/" ||
+# (Listings are read whole: grep -q would stop dpkg-deb with SIGPIPE.)
+listing=$(dpkg-deb -c "$deb")
+listing_cuda=$(dpkg-deb -c "$deb_cuda")
+if grep -q libgraphsafe_cuda <<<"$listing"; then fail "the graphsafe package holds the module"; fi
+grep -q "usr/lib/graphsafe/clang/include/" <<<"$listing_cuda" ||
   fail "graphsafe-cuda does not carry Clang's resource headers"
-for package in "$deb" "$deb_cuda"; do
-  for file in copyright changelog.gz third-party-notices.gz; do
-    name=$(dpkg-deb -f "$package" Package)
-    dpkg-deb -c "$package" | grep -q "usr/share/doc/$name/$file" || fail "$name has no $file"
-  done
+for file in copyright changelog.gz third-party-notices.gz; do
+  grep -q "usr/share/doc/graphsafe/$file" <<<"$listing" || fail "graphsafe has no $file"
+  grep -q "usr/share/doc/graphsafe-cuda/$file" <<<"$listing_cuda" || fail "graphsafe-cuda has no $file"
 done
-dpkg-deb -c "$deb" | grep -q "usr/share/man/man1/graphsafe.1.gz" || fail "graphsafe has no man page"
+grep -q "usr/share/man/man1/graphsafe.1.gz" <<<"$listing" || fail "graphsafe has no man page"
 root=$work/deb
 dpkg-deb -x "$deb" "$root"
 run deb-py-only "$root/usr/bin/graphsafe" check --no-cache examples/
