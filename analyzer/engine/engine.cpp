@@ -137,6 +137,9 @@ void noteCompilerErrors(const std::vector<FileModel>& files, std::vector<Notice>
 // Imports are followed this many files deep from a file that may capture: a longer chain of
 // imports is not real code.
 constexpr int kMaxImportRounds = 32;
+// Importers of the files that capture are lowered this many rounds up (a loop, the trainer it
+// drives, the wrapper that captures).
+constexpr int kMaxImporterRounds = 3;
 
 // Lowers the files of a run: first those that matter, then, round by round, the Python modules
 // that code reachable from a capture region calls into. The others keep an empty model (read,
@@ -181,6 +184,7 @@ class LazyLowering {
     lower(batch, /*count=*/true);
     nameModules();
     lowerImported(batch);
+    lowerImporters();
     markHeadersOfExtensionUnits(models_);
     followStreamHandoffs(models_);
     auto program = std::make_unique<ProgramModel>(std::move(models_));
@@ -280,6 +284,50 @@ class LazyLowering {
       next.erase(std::unique(next.begin(), next.end()), next.end());
       lower(next);
       frontier = std::move(next);
+    }
+  }
+
+  // The Python files that import a module holding a capture region, and those that import
+  // them, a few rounds up: the loops that replay a graph, and what they change between replays,
+  // are in the callers of the code that captures (a training loop calling a wrapper's step, a
+  // server changing a runner's settings). With the files they import in turn.
+  void lowerImporters() {
+    if (lower_everything_) return;
+    std::vector<bool> targets(models_.size(), false);
+    bool any = false;
+    for (std::size_t i = 0; i < models_.size(); ++i) {
+      targets[i] =
+          lowered_[i] && models_[i].language == Language::kPython && !models_[i].regions.empty();
+      any = any || targets[i];
+    }
+    if (!any) return;
+    // Each unlowered file's imports, read once (lexically).
+    std::vector<std::vector<std::string>> imports(models_.size());
+    parallelFor(models_.size(), options_.jobs, [&](std::size_t i) {
+      if (lowered_[i] || frontend_of_[i] == nullptr ||
+          frontend_of_[i]->language() != Language::kPython) {
+        return;
+      }
+      imports[i] = frontend_of_[i]->importedModules(*sources_[i]);
+    });
+    for (int round = 0; round < kMaxImporterRounds; ++round) {
+      program::ProgramIndex index(models_);
+      std::vector<std::size_t> next;
+      for (std::size_t i = 0; i < models_.size(); ++i) {
+        if (lowered_[i]) continue;
+        for (const std::string& module : imports[i]) {
+          const std::uint32_t file = index.moduleFile(module, static_cast<std::uint32_t>(i));
+          if (file != program::kNoId && targets[file]) {
+            next.push_back(i);
+            break;
+          }
+        }
+      }
+      if (next.empty()) break;
+      lower(next);
+      lowerImported(next);
+      std::fill(targets.begin(), targets.end(), false);
+      for (std::size_t i : next) targets[i] = true;
     }
   }
 

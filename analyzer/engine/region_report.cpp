@@ -75,7 +75,7 @@ bool libraryOnly(const program::TypeTable& types, TypeId callee) {
 
 std::string whyUnresolved(program::TypeEvaluator& evaluator, std::uint32_t frame,
                           const FileModel& file, RefId callee_ref, TypeId callee) {
-  const Reference& callee_reference = file.references[callee_ref];
+  const Reference& callee_reference = file.references[throughLocal(file.references, callee_ref)];
   switch (callee_reference.kind) {
     case Reference::Kind::kParameter: {
       const FunctionModel& owner = file.functions[callee_reference.function];

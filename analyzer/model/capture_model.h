@@ -251,6 +251,14 @@ struct FunctionModel {
   bool memoized = false;
   // Every for/while statement of the body (the whole statement), for "in the next iteration".
   std::vector<SourceRange> loops;
+  // Python: code that runs once by design, not on every call: the body of a lazy-initialization
+  // guard (`if self.graph is None:`), the rest of a block after `if done: return` that sets
+  // `done`, and blocks that run only under capture. What they write is not written between
+  // replays.
+  std::vector<SourceRange> once_blocks;
+  // Python: every `if` statement (with its `elif` and `else` clauses), for "on some calls or
+  // iterations only".
+  std::vector<SourceRange> branches;
   // Autocast and stream blocks, and waits between streams, in source order.
   std::vector<ContextBlock> contexts;
   // The tests events run under (Event::test), and the parameters whose literal matters: tested
@@ -308,6 +316,17 @@ struct AttributeWrite {
   FunctionId function = kNoFunction;  // where the write happens
   SourceRange range;                  // the assignment
   bool augmented = false;             // `+=` and the like: the type does not change
+};
+
+// `container[key] = value` anywhere (`self.scaling[name] = s`, `cache[bs] = g`), and the
+// augmented forms: what the replay cycle may change in a container a capture read.
+struct ElementWrite {
+  RefId container = kNoRef;
+  std::string key;  // the literal key (see literal_key.h), "" when not a literal
+  RefId value = kNoRef;
+  FunctionId function = kNoFunction;
+  SourceRange range;  // the target
+  bool augmented = false;
 };
 
 struct CaptureRegion {
@@ -372,6 +391,11 @@ struct CaptureRegion {
   // launch what it captured.
   bool lazy = false;
   std::vector<std::string> cache_keys;
+  // Python: the innermost conditional statement (`if`, `elif`, `else`, `except`, `case`) of the
+  // region's function that holds the capture, when it lies inside the loops around it (empty
+  // when none does). A loop that holds the conditional does not capture on every iteration
+  // (`for step ...: if step == 0: capture`): its later iterations replay what one captured.
+  SourceRange guard;
 };
 
 struct SourceComment {
@@ -424,6 +448,7 @@ struct FileModel {
   std::vector<Reference> references;
   std::vector<ClassModel> classes;
   std::vector<AttributeWrite> attribute_writes;
+  std::vector<ElementWrite> element_writes;
   std::vector<std::pair<std::string, RefId>> globals;  // sorted by name
 };
 

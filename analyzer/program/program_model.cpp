@@ -4,6 +4,8 @@
 #include <unordered_set>
 
 #include "analyzer/model/region_removal.h"
+#include "analyzer/program/capture_flow.h"
+#include "analyzer/program/replay_reach.h"
 
 namespace graphsafe {
 
@@ -34,6 +36,10 @@ ProgramModel::ProgramModel(std::vector<FileModel> files) : files_(std::move(file
 }
 
 std::vector<FileModel> ProgramModel::takeFiles() && {
+  cycles_.clear();
+  reach_.reset();
+  flows_.clear();
+  variations_.clear();
   evaluator_.reset();
   sites_.reset();
   index_.reset();

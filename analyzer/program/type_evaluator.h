@@ -149,6 +149,7 @@ class TypeEvaluator {
   // reference evaluation (type_evaluator.cpp)
   TypeId evaluate(FrameId frame, std::uint32_t file, const Reference& reference);
   TypeId instancesOf(TypeId classes);
+  TypeId operationType(FrameId frame, const Reference& reference);
   TypeId updatedContainer(TypeId container, std::string_view key, TypeId value);
   std::uint32_t entryKey(Holder holder, std::string_view key);
   TypeId contextFreeParameter(std::uint32_t function, std::size_t index);

@@ -49,16 +49,18 @@ class FrozenBranchCheck final : public Check {
       sink.report(context, event.range,
                   "the loop over " + what +
                       " runs its capture-time number of iterations on every replay, but " +
-                      whyItVaries(value) +
+                      whyItVaries(context, value) +
                       ": the graph holds only the iterations recorded "
-                      "at capture");
+                      "at capture",
+                  std::nullopt, std::nullopt, whereItVaries(context, value));
       return;
     }
     sink.report(context, event.range,
                 "the branch on " + what + " is decided once, at capture, but " +
-                    whyItVaries(value) +
+                    whyItVaries(context, value) +
                     ": every replay repeats the side taken at capture, whatever the value is "
-                    "then");
+                    "then",
+                std::nullopt, std::nullopt, whereItVaries(context, value));
   }
 };
 

@@ -10,8 +10,8 @@
 #include <algorithm>
 #include <string>
 
-#include "analyzer/engine/capture_flow.h"
 #include "analyzer/engine/check.h"
+#include "analyzer/program/capture_flow.h"
 #include "analyzer/program/program_model.h"
 
 namespace graphsafe {
