@@ -323,6 +323,7 @@ struct AttributeWrite {
 struct ElementWrite {
   RefId container = kNoRef;
   std::string key;  // the literal key (see literal_key.h), "" when not a literal
+  RefId key_ref = kNoRef;  // the key expression, literal or not (`id(self)`, `fn.__name__`)
   RefId value = kNoRef;
   FunctionId function = kNoFunction;
   SourceRange range;  // the target

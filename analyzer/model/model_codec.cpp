@@ -11,7 +11,7 @@ namespace {
 
 // Bumped whenever a field of the model is added, removed or reordered: the two sides of a pipe
 // are always one build, but a stale worker binary must fail loudly, not decode garbage.
-constexpr std::string_view kMagic = "graphsafe-model 4\n";
+constexpr std::string_view kMagic = "graphsafe-model 5\n";
 
 class Writer {
  public:
@@ -220,7 +220,7 @@ void field(Io& io, AttributeWrite& w) {
 
 template <typename Io>
 void field(Io& io, ElementWrite& w) {
-  fields(io, w.container, w.key, w.value, w.function, w.range, w.augmented);
+  fields(io, w.container, w.key, w.key_ref, w.value, w.function, w.range, w.augmented);
 }
 
 template <typename Io>

@@ -35,6 +35,10 @@ ProgramModel::ProgramModel(std::vector<FileModel> files) : files_(std::move(file
   }
 }
 
+const std::vector<program::CallSite>& ProgramModel::callSitesNamed(std::string_view name) const {
+  return sites_->named(name);
+}
+
 std::vector<FileModel> ProgramModel::takeFiles() && {
   cycles_.clear();
   reach_.reset();

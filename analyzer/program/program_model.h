@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "analyzer/model/capture_model.h"
+#include "analyzer/program/call_sites.h"
 #include "analyzer/program/call_targets.h"
 #include "analyzer/program/replay_cycle.h"
 #include "analyzer/program/replay_facts.h"
@@ -111,6 +112,9 @@ class ProgramModel {
   bool constructsOnly(const FileModel& file, const FunctionModel& function) const;
   std::uint32_t moduleFile(const std::string& dotted, const FileModel& from) const;
   bool isModule(program::FrameId frame, RefId ref, std::uint32_t file) const;
+  // The calls of the program whose callee is spelled with this last name (`f(...)`,
+  // `obj.f(...)`, `F(...)` for a class F), for the rules that look at a function's callers.
+  const std::vector<program::CallSite>& callSitesNamed(std::string_view name) const;
   // The program functions a call of `callee` (a reference of the frame's file) may run.
   std::vector<std::uint32_t> calledFunctions(program::FrameId frame, RefId callee) const;
 

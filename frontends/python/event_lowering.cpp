@@ -309,13 +309,15 @@ void FunctionLowering::bindTarget(TSNode target, const ExprInfo& info, TSNode va
     TSNode base_node = field(target, g_.f_value);
     ExprInfo base = eval(base_node);
     TSNode key{};
+    RefId key_ref = kNoRef;
     for (Children it(file_.pool, target); it.valid(); it.next()) {
       if (it.field() != g_.f_subscript) continue;
       // `cache[:, start:end] = kv`: the bounds of a slice written to are shapes too.
       if (is(it.node(), g_.slice)) {
         lowerSlice(it.node(), base, base_node, target);
       } else {
-        eval(it.node());
+        const RefId ref = eval(it.node()).ref;
+        if (isNull(key)) key_ref = ref;
       }
       key = isNull(key) ? it.node() : key;
     }
@@ -324,7 +326,7 @@ void FunctionLowering::bindTarget(TSNode target, const ExprInfo& info, TSNode va
     if (!augmented && !is(key, g_.slice)) {
       noteElementWrite(base_node, base, info.ref, position, literalKeyOf(key));
     }
-    noteItemWrite(target, base, info, literalKeyOf(key), augmented);
+    noteItemWrite(target, base, info, literalKeyOf(key), key_ref, augmented);
     noteSubscriptStore(target, base, info, value, augmented);
     noteHostWrite(target, base, info, augmented);
   }

@@ -396,7 +396,7 @@ class FunctionLowering {
   bool isGlobalDeclared(std::string_view name) const;
   // `base[key] = v`, `base[key] += v` (FileModel::element_writes).
   void noteItemWrite(TSNode target, const ExprInfo& base, const ExprInfo& value,
-                     std::string_view key, bool augmented);
+                     std::string_view key, RefId key_ref, bool augmented);
   // `base[key] = value`, `base.append(value)`: the container may now hold `value`.
   void noteElementWrite(TSNode base_node, const ExprInfo& base, RefId value, std::int32_t position,
                         std::string_view key);

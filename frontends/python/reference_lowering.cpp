@@ -306,11 +306,12 @@ void FunctionLowering::noteGlobalWrite(TSNode target, const ExprInfo& value, boo
 }
 
 void FunctionLowering::noteItemWrite(TSNode target, const ExprInfo& base, const ExprInfo& value,
-                                     std::string_view key, bool augmented) {
+                                     std::string_view key, RefId key_ref, bool augmented) {
   if (mode_ != Mode::kNormal || base.ref == kNoRef) return;
   ElementWrite write;
   write.container = base.ref;
   write.key = std::string(key);
+  write.key_ref = key_ref;
   write.value = value.ref;
   write.function = id_;
   write.range = file_.text.range(target);
