@@ -7,6 +7,7 @@ set -euo pipefail
 packages=(
   cmake ninja-build g++ pkg-config git ca-certificates
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev libtomlplusplus-dev
+  libsodium-dev                       # the cache's keyed hash (linked statically)
   libgtest-dev libgmock-dev
   clang-19 libclang-19-dev libclang-cpp19-dev llvm-19-dev   # the CUDA C++ frontend
   libclang-rt-19-dev                  # libFuzzer and the sanitizer runtimes for fuzz/ (clang-19)

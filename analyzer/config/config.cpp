@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -95,6 +96,37 @@ Config loadConfigFile(const std::string& path) {
     return none;
   }
   return validateConfig(*document);
+}
+
+std::optional<std::string> findUserConfigFile() {
+  const char* xdg = std::getenv("XDG_CONFIG_HOME");
+  fs::path base;
+  if (xdg != nullptr && *xdg == '/') {
+    base = xdg;
+  } else if (const char* home = std::getenv("HOME"); home != nullptr && *home == '/') {
+    base = fs::path(home) / ".config";
+  } else {
+    return std::nullopt;
+  }
+  fs::path file = base / "graphsafe" / "graphsafe.yaml";
+  if (!isPresent(file)) return std::nullopt;
+  return file.string();
+}
+
+Config loadUserConfigFile(const std::string& path) {
+  ConfigDocument document = parseYamlConfig(path, readConfigText(path));
+  document.scope = ConfigScope::kUser;
+  return validateConfig(document);
+}
+
+void applyUserConfig(const Config& user, EngineOptions& options, bool& allow_incomplete) {
+  if (user.cxx_timeout_seconds) {
+    options.settings.cxx_timeout_ms = *user.cxx_timeout_seconds * 1000;
+  }
+  if (user.cxx_memory_mib) {
+    options.settings.cxx_memory_bytes = std::size_t{*user.cxx_memory_mib} << 20;
+  }
+  if (user.allow_incomplete) allow_incomplete = *user.allow_incomplete;
 }
 
 std::optional<std::string> findConfigFile(const std::string& start) {
