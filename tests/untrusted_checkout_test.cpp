@@ -203,6 +203,29 @@ TEST_F(UntrustedCheckoutTest, AConfigurationLinkedToAnotherFileNeverPrintsItsCon
   EXPECT_FALSE(has(run.err, "github.com")) << run.err;
 }
 
+TEST_F(UntrustedCheckoutTest, AConfigurationLinkedOutOfTheCheckoutIsNotRead) {
+  // A file shaped like settings would have its keys quoted ("unknown key 'ghp_...'").
+  tree_.write("home/tokens.yaml", "ghp_SECRET1234567890: github\n");
+  write("a.py", kSync);
+  link("../home/tokens.yaml", ".graphsafe.yaml");
+  CheckRun run = check();
+  EXPECT_EQ(run.code, 2);
+  EXPECT_TRUE(has(run.err, ".graphsafe.yaml: a symbolic link to a file outside the repository"))
+      << run.err;
+  EXPECT_FALSE(has(run.err, "SECRET")) << run.err;
+
+  // The user may name a configuration anywhere; a link within the checkout is the checkout's.
+  CheckCommandOptions named;
+  named.config = tree_.path("home/tokens.yaml");
+  run = check(named);
+  EXPECT_TRUE(has(run.err, "unknown key")) << run.err;
+  fs::remove(tree_.root() / "repo/.graphsafe.yaml");
+  write("config/graphsafe.yaml", "ignore: [GS401]\n");
+  link("config/graphsafe.yaml", ".graphsafe.yaml");
+  run = check();
+  EXPECT_EQ(run.code, 0) << run.err;
+}
+
 // ---- bounds ---------------------------------------------------------------------------------
 
 TEST_F(UntrustedCheckoutTest, ARepositoryCannotLiftTheBoundsOfACxxUnit) {

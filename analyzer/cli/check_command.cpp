@@ -503,8 +503,13 @@ int runCheckCommand(const CheckCommandOptions& options, std::ostream& out, std::
   std::optional<std::string> user_config_path;
   bool allow_incomplete = false;
   try {
-    config_path = options.config.empty() ? findConfigFile(engine.paths.front()) : options.config;
-    if (config_path) applyConfig(loadConfigFile(*config_path), engine);
+    if (options.config.empty()) {
+      config_path = findConfigFile(engine.paths.front());
+      if (config_path) applyConfig(loadFoundConfigFile(*config_path), engine);
+    } else {
+      config_path = options.config;
+      applyConfig(loadConfigFile(*config_path), engine);
+    }
     // The user's own settings, then the command line's, win over the repository's.
     user_config_path =
         options.user_config.empty() ? findUserConfigFile() : std::optional(options.user_config);

@@ -10,6 +10,7 @@
 #include <system_error>
 
 #include "analyzer/config/config_tree.h"
+#include "analyzer/io/atomic_write.h"
 #include "analyzer/io/bounded_read.h"
 
 namespace graphsafe {
@@ -96,6 +97,27 @@ Config loadConfigFile(const std::string& path) {
     return none;
   }
   return validateConfig(*document);
+}
+
+Config loadFoundConfigFile(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_symlink(path, ec)) {
+    const fs::path absolute = fs::absolute(path, ec).lexically_normal();
+    fs::path root = absolute.parent_path();
+    for (fs::path dir = root; !dir.empty(); dir = dir.parent_path()) {
+      if (fs::exists(dir / ".git", ec)) {
+        root = dir;
+        break;
+      }
+      if (dir == dir.parent_path()) break;
+    }
+    if (leavesBoundary(absolute.string(), LinkBoundary{{root.string()}})) {
+      throw ConfigError(path, 0, "",
+                        "a symbolic link to a file outside the repository, not read (a "
+                        "configuration kept elsewhere is named with --config)");
+    }
+  }
+  return loadConfigFile(path);
 }
 
 std::optional<std::string> findUserConfigFile() {

@@ -62,6 +62,13 @@ struct ConfigError : std::runtime_error {
 // own lines: a repository's configuration may be a link to any file the user can read.
 Config loadConfigFile(const std::string& path);
 
+// loadConfigFile() for a configuration findConfigFile() found, which is the repository's: one
+// that is a symbolic link to a file outside the repository (the directory holding .git above it,
+// else its own directory) is an error, not read: its target is a file the user did not name
+// (`.graphsafe.yaml -> ~/.aws/credentials`). A link inside the repository is read. Throws
+// ConfigError.
+Config loadFoundConfigFile(const std::string& path);
+
 // The user's own configuration, $XDG_CONFIG_HOME/graphsafe/graphsafe.yaml (~/.config/graphsafe
 // when XDG_CONFIG_HOME is unset), when there is such a file. It holds what a repository is not
 // trusted with: `allow-incomplete`, and `cxx-timeout` / `cxx-memory`, which win over the

@@ -116,7 +116,7 @@ EngineOptions WorkspaceSettings::engineOptions(const std::string& first_path, st
     cached_mtime_ = mtime;
     cached_.reset();
     try {
-      cached_ = loadConfigFile(*path);
+      cached_ = client_.config.empty() ? loadFoundConfigFile(*path) : loadConfigFile(*path);
       reported_error_.clear();
     } catch (const ConfigError& config_error) {
       if (reported_error_ != config_error.what()) {
