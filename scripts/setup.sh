@@ -10,6 +10,7 @@ set -euo pipefail
 packages=(
   cmake ninja-build g++ binutils pkg-config git ca-certificates
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev libtomlplusplus-dev
+  libsodium-dev                       # the cache's keyed hash (linked statically)
   clang-19 libclang-19-dev libclang-cpp19-dev llvm-19-dev   # the CUDA C++ frontend
   zlib1g-dev libzstd-dev              # their static archives: LLVM's compression, linked into the module
   python3 python3-venv python3-yaml   # scripts/build_wheel.py; the wheel's install test; the docs tests

@@ -254,6 +254,25 @@ void addCheckOptions(CLI::App& check, CheckCommandOptions& options) {
                          "Report only shard I of N (I/N, by path hash); the analysis still sees "
                          "the whole tree. Merge the shards' SARIF with `graphsafe merge`"),
         "I/N", ArgumentKind::kText);
+  check.add_flag("--allow-incomplete", options.allow_incomplete,
+                 "Exit by the findings even when code was left unanalyzed (a file skipped or cut "
+                 "short, a region past a budget); without it such a run exits 2");
+  value(check
+            .add_option_function<std::uint32_t>(
+                "--cxx-timeout",
+                [&options](const std::uint32_t& seconds) { options.cxx_timeout_seconds = seconds; },
+                "C++: the wall time one translation unit may take, in seconds (0 = no bound; "
+                "wins over the configuration files)")
+            ->check(CLI::Range(0u, 86'400u)),
+        "SECONDS", ArgumentKind::kText);
+  value(check
+            .add_option_function<std::uint32_t>(
+                "--cxx-memory",
+                [&options](const std::uint32_t& mib) { options.cxx_memory_mib = mib; },
+                "C++: the memory one translation unit may add, in MiB (0 = no bound; wins over "
+                "the configuration files)")
+            ->check(CLI::Range(0u, 1u << 20)),
+        "MIB", ArgumentKind::kText);
 }
 
 int run(int argc, char** argv) {

@@ -411,6 +411,9 @@ struct Notice {
   std::string path;
   std::int32_t line = -1;  // 0-based, -1 when the notice is about the whole file
   std::string message;
+  // Code was left unanalyzed (a file skipped or cut short, a region whose walk hit a budget):
+  // a run with such a notice is not a pass (the CLI's exit code 2, unless --allow-incomplete).
+  bool incomplete = false;
 };
 
 struct FileModel {

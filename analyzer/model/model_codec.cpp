@@ -11,7 +11,7 @@ namespace {
 
 // Bumped whenever a field of the model is added, removed or reordered: the two sides of a pipe
 // are always one build, but a stale worker binary must fail loudly, not decode garbage.
-constexpr std::string_view kMagic = "graphsafe-model 5\n";
+constexpr std::string_view kMagic = "graphsafe-model 6\n";
 
 class Writer {
  public:
@@ -238,7 +238,7 @@ void field(Io& io, SourceComment& c) {
 
 template <typename Io>
 void field(Io& io, Notice& n) {
-  fields(io, n.path, n.line, n.message);
+  fields(io, n.path, n.line, n.message, n.incomplete);
 }
 
 template <typename Io>

@@ -485,6 +485,7 @@ void TypeEvaluator::forEachCall(
     auto found = map->find(function);
     if (found == map->end()) continue;
     for (const auto& [site, bound] : found->second) {
+      if (++site_visits_ > kMaxCallSiteVisits) return;  // the caller's answer is unknown
       const Reference& call = index_.file(site->file).references[site->event->call];
       const FrameId caller = plainFrame(index_.functionId(site->file, site->function));
       std::vector<TypeId> receiver;
@@ -509,6 +510,8 @@ TypeId TypeEvaluator::parameterFromCallSites(std::uint32_t function, std::size_t
     if (index < params.size()) result = types_.join(result, params[index]);
   });
   ++cycles_.budget;
+  // Some calls not looked at: what they pass is not known, nor then the parameter.
+  if (site_visits_ > kMaxCallSiteVisits) return kUnknown;
   return result;
 }
 

@@ -149,6 +149,18 @@ TensorMemory ProgramModel::tensorMemory(FrameId frame, RefId ref) const {
   return static_cast<TensorMemory>(memory);
 }
 
+ProgramModel::Tensorness ProgramModel::tensorness(FrameId frame, RefId ref) const {
+  if (ref == kNoRef) return Tensorness::kUnknown;
+  std::lock_guard lock(mutex_);
+  const program::TypeTable& types = evaluator_->types();
+  const TypeId type = evaluator_->typeOf(frame, ref);
+  const std::vector<Atom>& atoms = types.atoms(type);
+  const bool other = std::any_of(atoms.begin(), atoms.end(),
+                                 [](const Atom& atom) { return atom.kind != Atom::Kind::kTensor; });
+  if (other) return Tensorness::kNo;
+  return types.isExact(type) ? Tensorness::kYes : Tensorness::kUnknown;
+}
+
 FunctionRef ProgramModel::regionFunction(const FileModel& file, const CaptureRegion& region) const {
   if (region.function != kNoFunction && region.function < file.functions.size()) {
     return {&file, &file.functions[region.function]};

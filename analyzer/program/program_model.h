@@ -66,6 +66,12 @@ class ProgramModel {
   // Where the tensor `ref` (a reference of the frame's file) lives, when every value it may
   // hold there is a tensor known to be in host memory of that kind; kUnknown otherwise.
   TensorMemory tensorMemory(program::FrameId frame, RefId ref) const;
+  // Whether the values `ref` (a reference of the frame's file) may hold there are tensors,
+  // wherever they live: kYes when every one is known to be, kNo when one is known to be
+  // something else (a tuple, a list, a host value), kUnknown when the types say neither. What a
+  // fix that calls a tensor method may be offered on.
+  enum class Tensorness { kYes, kNo, kUnknown };
+  Tensorness tensorness(program::FrameId frame, RefId ref) const;
   FunctionRef regionFunction(const FileModel& file, const CaptureRegion& region) const;
   FunctionRef function(std::uint32_t id) const;
   std::uint32_t functionId(const FileModel& file, const FunctionModel& function) const;

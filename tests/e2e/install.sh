@@ -72,6 +72,8 @@ cmake --install "$build" --prefix "$prefix" --strip >/dev/null
 [ -x "$prefix/bin/graphsafe" ] || fail "cmake --install put no bin/graphsafe in the prefix"
 [ -f "$prefix/lib/graphsafe/libgraphsafe_cuda.so" ] ||
   fail "cmake --install put no lib/graphsafe/libgraphsafe_cuda.so in the prefix"
+bash "$source_dir/tests/e2e/module_runpath.sh" "$build/libgraphsafe_cuda.so" \
+  "$prefix/lib/graphsafe/libgraphsafe_cuda.so" || fail "the module's RUNPATH"
 run prefix-py "$prefix/bin/graphsafe" check --no-cache examples/
 expect_same prefix-py ref-py
 run prefix-cu "$prefix/bin/graphsafe" check --no-cache kernel.cu
@@ -111,6 +113,8 @@ dpkg-deb -x "$deb" "$root"
 run deb-py-only "$root/usr/bin/graphsafe" check --no-cache examples/
 expect_same deb-py-only ref-py
 dpkg-deb -x "$deb_cuda" "$root"
+bash "$source_dir/tests/e2e/module_runpath.sh" "$root/usr/lib/graphsafe/libgraphsafe_cuda.so" ||
+  fail "the graphsafe-cuda package's module RUNPATH"
 run deb-py "$root/usr/bin/graphsafe" check --no-cache examples/
 expect_same deb-py ref-py
 run deb-cu "$root/usr/bin/graphsafe" check --no-cache kernel.cu
