@@ -1,6 +1,9 @@
 #include "analyzer/program/program_index.h"
 
 #include <algorithm>
+#include <set>
+#include <string>
+#include <utility>
 
 namespace graphsafe::program {
 
@@ -101,6 +104,17 @@ ProgramIndex::ProgramIndex(const std::vector<FileModel>& files) : files_(files) 
   }
   function_offsets_.push_back(functions);
   class_offsets_.push_back(classes);
+  // C++: a call through a function pointer member or variable reaches each function stored
+  // into it, in any file of the program.
+  std::set<std::pair<std::string, std::uint32_t>> aliased;
+  for (const FileModel& file : files) {
+    for (const auto& [holder, target] : file.cpp_aliases) {
+      auto it = cpp_functions_.find(target);
+      if (holder == target || it == cpp_functions_.end()) continue;
+      for (std::uint32_t function : it->second) aliased.emplace(holder, function);
+    }
+  }
+  for (const auto& [holder, function] : aliased) cpp_functions_[holder].push_back(function);
 }
 
 const std::vector<std::uint32_t>& ProgramIndex::cppFunctions(std::string_view qualified) const {
