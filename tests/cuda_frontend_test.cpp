@@ -1107,10 +1107,10 @@ void device_pass_only() {}
 #endif
 )";
   const std::string source = (directory_ / "arch.cu").string();
-  writeDatabase(directory_, {{source,
-                              {"/usr/local/cuda/bin/nvcc", "-gencode",
-                               "arch=compute_90a,code=[sm_90a,compute_90a]", "-arch=sm_80", "-c",
-                               source}}});
+  writeDatabase(directory_,
+                {{source,
+                  {"/usr/local/cuda/bin/nvcc", "-gencode",
+                   "arch=compute_90a,code=[sm_90a,compute_90a]", "-arch=sm_80", "-c", source}}});
   FileModel model = analyze(text, "arch.cu");
   EXPECT_TRUE(hasFunction(model, "versioned"));
   EXPECT_TRUE(hasFunction(model, "minor_and_build"));
@@ -1139,9 +1139,8 @@ inline void fill(float* x) { fill_kernel<<<1, 32>>>(x); }
   std::ofstream(unit) << "#include <torch/extension.h>\n#include \"launchers/all.h\"\n";
   const std::string other = (directory_ / "other" / "fill.cu").string();
   std::ofstream(other) << "int x;\n";
-  writeDatabase(directory_,
-                {{unit, {"nvcc", "-Iinclude", "-DFROM_EXTENSION_UNIT", "-c", unit}},
-                 {other, {"nvcc", "-DFROM_OTHER", "-c", other}}});
+  writeDatabase(directory_, {{unit, {"nvcc", "-Iinclude", "-DFROM_EXTENSION_UNIT", "-c", unit}},
+                             {other, {"nvcc", "-DFROM_OTHER", "-c", other}}});
   settings_.compile_commands_dir.clear();
   std::ifstream in(directory_ / "include" / "launchers" / "fill.h");
   std::stringstream text;
@@ -1155,8 +1154,8 @@ inline void fill(float* x) { fill_kernel<<<1, 32>>>(x); }
   EXPECT_EQ(escapes, 1u);
 
   // Absent from the database and not a header: the nearest entry's flags.
-  FileModel interpolated = analyze("#ifdef FROM_EXTENSION_UNIT\nvoid near() {}\n#endif\n",
-                                   "src/new_op.cu");
+  FileModel interpolated =
+      analyze("#ifdef FROM_EXTENSION_UNIT\nvoid near() {}\n#endif\n", "src/new_op.cu");
   EXPECT_TRUE(hasFunction(interpolated, "near"));
   EXPECT_TRUE(interpolated.flags_from.empty());
 }
@@ -1165,13 +1164,13 @@ inline void fill(float* x) { fill_kernel<<<1, 32>>>(x); }
 // own into every parse: the flag is left out, with a notice naming the entry.
 TEST_P(CudaFrontendTest, DefinitionsThatWouldInjectDirectivesAreLeftOut) {
   const std::string source = (directory_ / "inject.cu").string();
-  writeDatabase(directory_,
-                {{source,
-                  {"nvcc", "-DINJECTED=1\n#include \"/etc/passwd\"", "-DKEPT", "-c", source}}});
+  writeDatabase(
+      directory_,
+      {{source, {"nvcc", "-DINJECTED=1\n#include \"/etc/passwd\"", "-DKEPT", "-c", source}}});
   settings_.show_compiler_errors = true;
-  FileModel model = analyze(
-      "#ifdef KEPT\nvoid kept() {}\n#endif\n#ifdef INJECTED\nvoid injected() {}\n#endif\n",
-      "inject.cu");
+  FileModel model =
+      analyze("#ifdef KEPT\nvoid kept() {}\n#endif\n#ifdef INJECTED\nvoid injected() {}\n#endif\n",
+              "inject.cu");
   EXPECT_TRUE(hasFunction(model, "kept"));
   EXPECT_FALSE(hasFunction(model, "injected"));
   EXPECT_EQ(model.compiler_errors, 0u);
@@ -1191,7 +1190,8 @@ TEST_P(CudaFrontendTest, CompilerErrorsAreShownAsCountedAndOutsideFilesAreNotQuo
   fs::create_directories(outside);
   std::ofstream(outside / "secret.h") << "int leaked = secret_token_value;\n";
   std::string text = "#include \"" + (outside / "secret.h").string() + "\"\n";
-  for (int i = 0; i < 25; ++i) text += "int v" + std::to_string(i) + " = undeclared_" + std::to_string(i) + ";\n";
+  for (int i = 0; i < 25; ++i)
+    text += "int v" + std::to_string(i) + " = undeclared_" + std::to_string(i) + ";\n";
   settings_.show_compiler_errors = true;
   FileModel model = analyze(text);
   EXPECT_EQ(model.compiler_errors, 26u);
@@ -1201,10 +1201,9 @@ TEST_P(CudaFrontendTest, CompilerErrorsAreShownAsCountedAndOutsideFilesAreNotQuo
   for (const Notice& notice : model.notices) {
     EXPECT_EQ(notice.message.find("secret_token_value"), std::string::npos) << notice.message;
     quoted += notice.message.find("undeclared_") != std::string::npos ? 1 : 0;
-    summarized = summarized ||
-                 notice.message.find("1 error in " + (outside / "secret.h").string() +
-                                     ", outside the project's tree (not quoted)") !=
-                     std::string::npos;
+    summarized = summarized || notice.message.find("1 error in " + (outside / "secret.h").string() +
+                                                   ", outside the project's tree (not quoted)") !=
+                                   std::string::npos;
     rest = rest || notice.message.find("5 more of the 26 errors not shown (the first 20 are)") !=
                        std::string::npos;
   }
@@ -1291,7 +1290,8 @@ TEST(CudaFixtures, HoldWithTheBuiltinDeclarations) {
 
 // --show-regions for C++: what each region reaches, the calls under it it could not follow
 // and why, and for a region that reaches nothing, why nothing is listed.
-std::vector<RegionSummary> cppRegions(const std::vector<std::pair<std::string, std::string>>& files) {
+std::vector<RegionSummary> cppRegions(
+    const std::vector<std::pair<std::string, std::string>>& files) {
   std::vector<SourceFilePtr> sources;
   for (const auto& [name, text] : files) {
     sources.push_back(std::make_shared<SourceFile>(
@@ -1340,19 +1340,22 @@ void beginOnly(cudaStream_t s) { cudaStreamBeginCapture(s, cudaStreamCaptureMode
   ASSERT_EQ(regions.size(), 4u);
   // templ: never instantiated in the unit.
   EXPECT_TRUE(regions[0].reaches.empty());
-  EXPECT_NE(reasons(regions[0]).find("`g.run`, which depends on a template parameter: this unit "
-                                     "does not instantiate the template"),
+  EXPECT_NE(reasons(regions[0])
+                .find("`g.run`, which depends on a template parameter: this unit "
+                      "does not instantiate the template"),
             std::string::npos)
       << reasons(regions[0]);
   // through: the member Coll::run holds runColl; nothing is ever stored into Coll::unset or
   // passed to `done`.
   EXPECT_EQ(regions[1].reaches, (std::vector<std::string>{"runColl"}));
-  EXPECT_NE(reasons(regions[1]).find("the member `Coll::unset`: nothing in the analyzed files "
-                                     "stores a function into it"),
+  EXPECT_NE(reasons(regions[1])
+                .find("the member `Coll::unset`: nothing in the analyzed files "
+                      "stores a function into it"),
             std::string::npos)
       << reasons(regions[1]);
-  EXPECT_NE(reasons(regions[1]).find("parameter `done` of `through`: no call in the analyzed "
-                                     "files passes it a function"),
+  EXPECT_NE(reasons(regions[1])
+                .find("parameter `done` of `through`: no call in the analyzed "
+                      "files passes it a function"),
             std::string::npos)
       << reasons(regions[1]);
   EXPECT_EQ(regions[1].unresolved.size(), 2u);

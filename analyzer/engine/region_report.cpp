@@ -138,13 +138,14 @@ UnresolvedCall whyNothingReached(const FileModel& file, const CaptureRegion& reg
   entry.range = region.site;
   std::string_view text = file.source->text();
   if (region.site.begin < region.site.end && region.site.end <= text.size()) {
-    entry.text = std::string(text.substr(region.site.begin,
-                                         std::min<std::size_t>(region.site.end - region.site.begin, 120)));
+    entry.text = std::string(text.substr(
+        region.site.begin, std::min<std::size_t>(region.site.end - region.site.begin, 120)));
   }
   if (own_work > 0) {
-    entry.reason = "no call to follow: the captured work is the " + std::to_string(own_work) +
-                   (own_work == 1 ? " kernel launch or CUDA call" : " kernel launches and CUDA calls") +
-                   " written in the region itself";
+    entry.reason =
+        "no call to follow: the captured work is the " + std::to_string(own_work) +
+        (own_work == 1 ? " kernel launch or CUDA call" : " kernel launches and CUDA calls") +
+        " written in the region itself";
   } else {
     entry.reason =
         "nothing under this capture launches work or calls a function the analysis sees: the "
@@ -205,10 +206,9 @@ std::vector<RegionSummary> reportRegions(const ProgramModel& program) {
           // A function missing from the analyzed files is named once per region (a library's
           // error check is called everywhere); a call through a holder, at each call.
           const bool once = (event.flags & kFlagIndirectCall) == 0;
-          if (reason.empty() ||
-              !seen.emplace(once ? nullptr : context.file->source.get(),
-                            once ? 0 : event.range.begin, reason)
-                   .second) {
+          if (reason.empty() || !seen.emplace(once ? nullptr : context.file->source.get(),
+                                              once ? 0 : event.range.begin, reason)
+                                     .second) {
             return;
           }
           summary.unresolved.push_back(

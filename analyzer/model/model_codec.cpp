@@ -240,8 +240,8 @@ void field(Io& io, FileModel& m) {
   fields(io, m.language, m.module_name, m.functions, m.regions, m.comments, m.notices,
          m.parse_failed, m.compiler_errors, m.extension_code, m.includes, m.extension_includer,
          m.compile_database, m.includes_complete, m.flags_from, m.cpp_aliases, m.registered_ops,
-         m.import_aliases, m.star_imports, m.lowered,
-         m.references, m.classes, m.attribute_writes, m.globals);
+         m.import_aliases, m.star_imports, m.lowered, m.references, m.classes, m.attribute_writes,
+         m.globals);
 }
 
 }  // namespace

@@ -270,8 +270,7 @@ bool isGraphMap(clang::QualType type) {
   const auto* specialization =
       dyn_cast_or_null<clang::ClassTemplateSpecializationDecl>(type->getAsCXXRecordDecl());
   if (specialization == nullptr || specialization->getIdentifier() == nullptr ||
-      !specialization->getName().contains("map") ||
-      specialization->getTemplateArgs().size() < 2) {
+      !specialization->getName().contains("map") || specialization->getTemplateArgs().size() < 2) {
     return false;
   }
   const clang::TemplateArgument& value = specialization->getTemplateArgs()[1];
@@ -286,13 +285,15 @@ std::string functionName(const clang::FunctionDecl* function, const clang::Sourc
   const auto* method = dyn_cast<clang::CXXMethodDecl>(function);
   if (method == nullptr || !method->getParent()->isLambda()) return qualifiedName(function);
   const clang::CXXRecordDecl* closure = method->getParent();
-  clang::PresumedLoc where = sources.getPresumedLoc(sources.getExpansionLoc(closure->getLocation()));
+  clang::PresumedLoc where =
+      sources.getPresumedLoc(sources.getExpansionLoc(closure->getLocation()));
   const std::string line = where.isValid() ? std::to_string(where.getLine()) : "?";
   if (const auto* outer = dyn_cast<clang::FunctionDecl>(closure->getDeclContext())) {
     return functionName(outer, sources) + "::(lambda at line " + line + ")";
   }
-  std::string file = where.isValid() ? std::filesystem::path(where.getFilename()).filename().string()
-                                     : std::string("?");
+  std::string file = where.isValid()
+                         ? std::filesystem::path(where.getFilename()).filename().string()
+                         : std::string("?");
   return "(lambda at " + file + ":" + line + ")";
 }
 
@@ -1224,7 +1225,8 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
         if (isUserFunction(function)) out.push_back(callableOf(function));
       } else if (const auto* var = dyn_cast<clang::VarDecl>(ref->getDecl())) {
         auto it = local_callables_.find(var->getCanonicalDecl());
-        if (it != local_callables_.end()) out.insert(out.end(), it->second.begin(), it->second.end());
+        if (it != local_callables_.end())
+          out.insert(out.end(), it->second.begin(), it->second.end());
       }
     } else if (const auto* lookup = dyn_cast<clang::UnresolvedLookupExpr>(e)) {
       const clang::FunctionDecl* function = onlyCandidate(lookup);
@@ -1281,7 +1283,8 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
     const auto* record = semantic->getType()->getAsRecordDecl();
     if (record == nullptr || record->isUnion()) return;
     unsigned i = 0;
-    if (const auto* cxx = dyn_cast<clang::CXXRecordDecl>(record); cxx != nullptr && cxx->hasDefinition()) {
+    if (const auto* cxx = dyn_cast<clang::CXXRecordDecl>(record);
+        cxx != nullptr && cxx->hasDefinition()) {
       i = cxx->getNumBases();
     }
     for (const clang::FieldDecl* field : record->fields()) {
@@ -1324,8 +1327,7 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
   // A call through something that holds a function: `holder` names it for the program index
   // (what the program stores into it is what the call reaches; "" when nothing names it), and
   // `what` describes it for the calls not followed.
-  void lowerIndirectCall(const CallSite& call, std::string holder, std::string what,
-                         bool functor) {
+  void lowerIndirectCall(const CallSite& call, std::string holder, std::string what, bool functor) {
     RawItem& item = addItem(ItemRole::kEvent, EventKind::kCall, call.at,
                             holder.empty() ? textOf(call.callee) : holder);
     item.functor = functor;
@@ -1462,7 +1464,8 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
   // `Gemm` parameter): the functions of the project it resolves to in the unit's
   // instantiations; when it resolves to none, a call not followed.
   bool lowerThroughInstantiations(const clang::CallExpr* call, const Callee& callee) {
-    if (callee.decl != nullptr || current_decl_ == nullptr || !current_decl_->isDependentContext()) {
+    if (callee.decl != nullptr || current_decl_ == nullptr ||
+        !current_decl_->isDependentContext()) {
       return false;
     }
     const clang::FunctionDecl* pattern = patternOf(current_decl_);
@@ -1510,8 +1513,8 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
     auto [memo, first] = returns_created_handle_.try_emplace(definition, false);
     if (first) memo->second = returnsCreatedHandle(definition);
     if (!memo->second) return;
-    RawItem& item = addItem(ItemRole::kHandleCreate, EventKind::kCall, var->getInit(),
-                            calleeOf(call).name);
+    RawItem& item =
+        addItem(ItemRole::kHandleCreate, EventKind::kCall, var->getInit(), calleeOf(call).name);
     item.key = pointerKey('v', var->getCanonicalDecl());
   }
 
@@ -1535,7 +1538,8 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
       if (inner == nullptr) continue;
       const ApiInfo* api = findCudaApi(calleeOf(inner).name);
       if (api == nullptr || api->role != ApiRole::kHandleCreate) continue;
-      if (const auto* ref = dyn_cast_or_null<clang::DeclRefExpr>(pointee(argument(inner, api->out_arg)))) {
+      if (const auto* ref =
+              dyn_cast_or_null<clang::DeclRefExpr>(pointee(argument(inner, api->out_arg)))) {
         created.insert(ref->getDecl()->getCanonicalDecl());
       }
     }

@@ -276,7 +276,8 @@ CompileCommand compileCommandFor(const std::string& absolute_path, std::string_v
 
   std::vector<std::string> flags;
   Lookup lookup = DatabaseCache::instance().lookup(absolute_path, settings.compile_commands_dir);
-  result.database = lookup.database;  // even without an entry for the file: adding one changes flags
+  result.database =
+      lookup.database;  // even without an entry for the file: adding one changes flags
   if (lookup.command) {
     const auto& command = *lookup.command;
     result.from_database = true;

@@ -33,8 +33,8 @@ struct CompileCommand {
   // Where a file absent from the database got its flags: the unit that includes it (a header,
   // as clangd infers a header's command), else the entry interpolation found most similar.
   enum class Borrowed : std::uint8_t { kNo, kIncluder, kInterpolated } borrowed = Borrowed::kNo;
-  std::string includer;             // kIncluder: that unit's file
-  bool includer_extension = false;  // kIncluder: that unit is reachable from PyTorch
+  std::string includer;                // kIncluder: that unit's file
+  bool includer_extension = false;     // kIncluder: that unit is reachable from PyTorch
   std::vector<std::string> gpu_archs;  // from the command's -arch/-gencode flags ("sm_80")
   CudaToolkit toolkit;
   // About this file's command, for the file's notices (flags left out, and why), and about the

@@ -37,8 +37,8 @@
 #include "frontends/cuda/extension_code.h"
 #include "frontends/cuda/include_graph.h"
 #include "frontends/cuda/missed_captures.h"
-#include "frontends/cuda/regular_files.h"
 #include "frontends/cuda/region_builder.h"
+#include "frontends/cuda/regular_files.h"
 
 namespace graphsafe::cuda {
 
@@ -392,8 +392,8 @@ class CudaFrontend final : public Frontend {
     auto files = llvm::makeIntrusiveRefCnt<clang::FileManager>(clang::FileSystemOptions(), overlay);
     RawTranslationUnit unit;
     const bool test_program = isTestProgram(source->text());
-    unit.extension_code = (isExtensionCode(source->text()) || command.includer_extension) &&
-                          !test_program;
+    unit.extension_code =
+        (isExtensionCode(source->text()) || command.includer_extension) && !test_program;
     bool built = false;
     PreprocessorFacts facts;
     CollectingDiagnostics diagnostics(projectTreeOf(path));
@@ -414,7 +414,8 @@ class CudaFrontend final : public Frontend {
     for (std::string& notice : command.notices) {
       unit.notices.push_back({source->path(), -1, std::move(notice)});
     }
-    for (std::string& notice : command.run_notices) unit.notices.push_back({"", -1, std::move(notice)});
+    for (std::string& notice : command.run_notices)
+      unit.notices.push_back({"", -1, std::move(notice)});
     if (settings.show_compiler_errors) {
       for (const std::string& header : facts.missing) {
         unit.notices.push_back({source->path(), -1, "compiler: header not found: " + header});
@@ -424,8 +425,8 @@ class CudaFrontend final : public Frontend {
             {source->path(), -1,
              "compiler: " + std::to_string(facts.missing_count - facts.missing.size()) +
                  " more of the " + std::to_string(facts.missing_count) +
-                 " headers not found not shown (the first " +
-                 std::to_string(kMaxCompilerNotices) + " are)"});
+                 " headers not found not shown (the first " + std::to_string(kMaxCompilerNotices) +
+                 " are)"});
       }
       for (const auto& entry : diagnostics.entries()) {
         unit.notices.push_back({source->path(), entry.line, "compiler: " + entry.message});
@@ -435,7 +436,8 @@ class CudaFrontend final : public Frontend {
     // project header, which only the preprocessor saw (events are flagged when they are built).
     unit.extension_code = (unit.extension_code || facts.includes.includes_torch) && !test_program;
     LoweredCode lowered;
-    for (const RawFunction& function : unit.functions) lowered.functions.push_back(function.model.body);
+    for (const RawFunction& function : unit.functions)
+      lowered.functions.push_back(function.model.body);
     FileModel model = buildFileModel(std::move(unit), source, settings);
     for (const CaptureRegion& region : model.regions) lowered.regions.push_back(region.site);
     for (Notice& notice :
@@ -447,7 +449,8 @@ class CudaFrontend final : public Frontend {
         !isExtensionCode(source->text())) {
       model.extension_includer = command.includer;
     }
-    if (command.borrowed == CompileCommand::Borrowed::kIncluder) model.flags_from = command.includer;
+    if (command.borrowed == CompileCommand::Borrowed::kIncluder)
+      model.flags_from = command.includer;
     model.includes = std::move(facts.includes.headers);
     model.includes_complete = facts.includes.complete;
     model.compile_database = command.database;

@@ -7,9 +7,8 @@ namespace {
 // An `#include` of a header `matches` accepts (given as spelled, after `<` or `"`).
 template <class Matches>
 bool includesHeader(std::string_view text, Matches matches) {
-  return forEachInclude(text, [&](std::string_view spelled, bool /*angled*/) {
-    return matches(spelled);
-  });
+  return forEachInclude(
+      text, [&](std::string_view spelled, bool /*angled*/) { return matches(spelled); });
 }
 
 // `#include <torch/...>`, `#include "ATen/..."`, ...: the directive, then the header's directory.

@@ -40,10 +40,10 @@ class HeaderIncluders {
 
  private:
   struct File {
-    std::size_t unit = 0;                // the unit that reached it first
-    std::vector<std::size_t> includes;   // files it includes, as indexes into files_
-    bool extension_here = false;         // its own text includes torch or registers operators
-    int reaches_extension = -1;          // memo: -1 unknown, 0 no, 1 yes
+    std::size_t unit = 0;               // the unit that reached it first
+    std::vector<std::size_t> includes;  // files it includes, as indexes into files_
+    bool extension_here = false;        // its own text includes torch or registers operators
+    int reaches_extension = -1;         // memo: -1 unknown, 0 no, 1 yes
   };
 
   void build();

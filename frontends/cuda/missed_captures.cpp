@@ -143,10 +143,9 @@ std::vector<Notice> missedCaptureNotices(const SourceFile& source, const Lowered
   std::vector<Notice> notices;
   const std::string_view text = source.text();
   for (std::uint32_t offset : writtenCaptureCalls(text)) {
-    const bool found = std::any_of(lowered.regions.begin(), lowered.regions.end(),
-                                   [&](const SourceRange& site) {
-                                     return site.begin <= offset && offset < site.end;
-                                   });
+    const bool found = std::any_of(
+        lowered.regions.begin(), lowered.regions.end(),
+        [&](const SourceRange& site) { return site.begin <= offset && offset < site.end; });
     if (found) continue;
     if (notices.size() >= kMaxNotices) break;
     const auto line = static_cast<std::int32_t>(source.pointAt(offset).line);
@@ -163,12 +162,14 @@ std::vector<Notice> missedCaptureNotices(const SourceFile& source, const Lowered
       if (forDevicePass(directive)) {
         // Host code is parsed as nvcc's host pass sees it; what only the device pass compiles
         // runs on the GPU, where the capture API (host code) does not exist.
-        message = "the capture begun here (" + call + ") is in code only the device pass compiles: " +
-                  where + " holds for GPU code only, and a capture is host code, so it never "
+        message = "the capture begun here (" + call +
+                  ") is in code only the device pass compiles: " + where +
+                  " holds for GPU code only, and a capture is host code, so it never "
                   "runs";
       } else {
-        message = "the capture begun here (" + call + ") is in code the preprocessor skipped: " +
-                  where + " is not taken with this file's flags, so it was not analyzed (-p names "
+        message = "the capture begun here (" + call +
+                  ") is in code the preprocessor skipped: " + where +
+                  " is not taken with this file's flags, so it was not analyzed (-p names "
                   "the build's compile_commands.json, --extra-arg=-D... adds a definition)";
       }
       break;
@@ -181,7 +182,8 @@ std::vector<Notice> missedCaptureNotices(const SourceFile& source, const Lowered
                 (in_function ? std::string("Clang could not resolve the call")
                              : std::string("the function or class around it did not parse"));
       if (const MainFileError* error = nearestError(errors, line)) {
-        message += " (line " + std::to_string(error->line + 1) + ": " + quoted(error->message) + ")";
+        message +=
+            " (line " + std::to_string(error->line + 1) + ": " + quoted(error->message) + ")";
       }
     }
     notices.push_back({source.path(), line, std::move(message)});

@@ -148,9 +148,8 @@ void collectArchs(std::string_view value, std::vector<std::string>& archs) {
 // Flags that name a GPU architecture, joined (`-arch=sm_80`) or as the next argument.
 bool archFlag(const std::vector<std::string>& command, std::size_t& i, std::string_view& value) {
   std::string_view arg = command[i];
-  for (std::string_view flag :
-       {"-arch", "--gpu-architecture", "-gencode", "--generate-code", "--cuda-gpu-arch",
-        "--offload-arch"}) {
+  for (std::string_view flag : {"-arch", "--gpu-architecture", "-gencode", "--generate-code",
+                                "--cuda-gpu-arch", "--offload-arch"}) {
     if (!arg.starts_with(flag)) continue;
     std::string_view rest = arg.substr(flag.size());
     if (rest.empty()) {
