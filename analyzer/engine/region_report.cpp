@@ -119,6 +119,10 @@ std::string whyCppCallNotFollowed(const Event& call) {
     return call.target + ": nothing in the analyzed files stores a function into it";
   }
   if (call.callee == kNoFunction && !call.callee_qualified.empty()) {
+    if (!call.target.empty()) {
+      return "`" + call.callee_qualified + "` is defined in " + call.target +
+             ", a header not among the analyzed files";
+    }
     return "`" + call.callee_qualified + "` is not defined in the analyzed files";
   }
   return "";
@@ -136,10 +140,18 @@ UnresolvedCall whyNothingReached(const FileModel& file, const CaptureRegion& reg
   UnresolvedCall entry;
   entry.file = file.source;
   entry.range = region.site;
+  // The capture call as written, on one line and short.
   std::string_view text = file.source->text();
   if (region.site.begin < region.site.end && region.site.end <= text.size()) {
-    entry.text = std::string(text.substr(
-        region.site.begin, std::min<std::size_t>(region.site.end - region.site.begin, 120)));
+    for (char c : text.substr(region.site.begin, region.site.end - region.site.begin)) {
+      const bool space = c == ' ' || c == '\t' || c == '\n' || c == '\r';
+      if (space && (entry.text.empty() || entry.text.back() == ' ')) continue;
+      entry.text.push_back(space ? ' ' : c);
+      if (entry.text.size() >= 80) {
+        entry.text += "...";
+        break;
+      }
+    }
   }
   if (own_work > 0) {
     entry.reason =

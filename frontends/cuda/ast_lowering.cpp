@@ -121,7 +121,7 @@ bool inLibraryNamespace(const clang::Decl* decl) {
     llvm::StringRef name = ns->getName();
     if (name == "std" || name == "at" || name == "c10" || name == "torch" || name == "pybind11" ||
         name == "thrust" || name == "cub" || name == "cuda" || name == "cutlass" ||
-        name == "__gnu_cxx") {
+        name == "cute" || name == "__gnu_cxx") {
       return true;
     }
   }
@@ -131,8 +131,9 @@ bool inLibraryNamespace(const clang::Decl* decl) {
 // A function a value holds (a lambda, a function pointer): its identity in the translation unit
 // (functionKey) and its name in the model (functionName).
 struct Callable {
-  std::string key;
+  std::string key;   // "" for another holder (a callable parameter handed on)
   std::string name;
+  std::string what;  // a holder: how the calls not followed name it
 };
 
 // What a call calls: its name, and its declaration when Clang resolved it (or, in a template,
@@ -1191,7 +1192,7 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
   // ---- calls through what holds a function -----------------------------------------------
 
   Callable callableOf(const clang::FunctionDecl* function) const {
-    return {functionKey(function), functionName(patternOf(function), sources_)};
+    return {functionKey(function), functionName(patternOf(function), sources_), ""};
   }
 
   // The functions in the class of a type's template arguments: TORCH_FN(f) is a
@@ -1223,6 +1224,13 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
     } else if (const auto* ref = dyn_cast<clang::DeclRefExpr>(e)) {
       if (const auto* function = dyn_cast<clang::FunctionDecl>(ref->getDecl())) {
         if (isUserFunction(function)) out.push_back(callableOf(function));
+      } else if (const auto* param = dyn_cast<clang::ParmVarDecl>(ref->getDecl());
+                 param != nullptr && param->getDeclContext() == current_decl_ &&
+                 (holdsCallable(param->getType()) || param->getType()->isDependentType())) {
+        // The caller's own callable parameter, handed on: what its callers pass.
+        const std::string caller = functionName(patternOf(current_decl_), sources_);
+        out.push_back({"", parameterHolder(caller, param->getFunctionScopeIndex()),
+                       "parameter `" + param->getNameAsString() + "` of `" + caller + "`"});
       } else if (const auto* var = dyn_cast<clang::VarDecl>(ref->getDecl())) {
         auto it = local_callables_.find(var->getCanonicalDecl());
         if (it != local_callables_.end())
@@ -1321,6 +1329,10 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
     item.callee_key = callable.key;
     item.functor = functor;
     item.event.callee_qualified = callable.name;
+    if (callable.key.empty()) {
+      item.event.flags |= kFlagIndirectCall;
+      item.event.target = callable.what;
+    }
     setArguments(item, call.args);
   }
 
@@ -1440,6 +1452,10 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
         RawItem& item = addItem(ItemRole::kEvent, EventKind::kCall, argument, callable.name);
         item.callee_key = callable.key;
         item.event.callee_qualified = callable.name;
+        if (callable.key.empty()) {
+          item.event.flags |= kFlagIndirectCall;
+          item.event.target = callable.what;
+        }
       }
     }
   }
@@ -1551,6 +1567,14 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
     item.callee_key = functionKey(callee.decl);
     item.functor = isa<clang::CXXOperatorCallExpr>(call);
     item.event.callee_qualified = callee.qualified;
+    // Defined in a header of this unit: where, for the calls not followed when that header is
+    // not among the analyzed files.
+    if (const clang::FunctionDecl* definition =
+            callee.decl != nullptr ? patternOf(callee.decl)->getDefinition() : nullptr;
+        definition != nullptr && !inMainFile(definition->getLocation())) {
+      const std::string where = whereIs(definition->getLocation());
+      item.event.target = where.substr(0, where.rfind(':'));
+    }
     setArguments(item, call->arguments());
     noteStreamArguments(item, call, callee);
     noteBufferArguments(item, call, callee);
