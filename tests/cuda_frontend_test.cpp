@@ -1121,6 +1121,34 @@ void device_pass_only() {}
   EXPECT_FALSE(hasFunction(host, "versioned"));
 }
 
+// A header that tests nvcc's macros is read in nvcc's view when no unit's command says how it is
+// compiled; a source file is its own compiler's, and a header a .cpp unit includes is that
+// unit's.
+TEST_P(CudaFrontendTest, HeadersWrittenForNvccAreReadInItsView) {
+  const std::string text = R"(#if defined(__CUDACC__) && __CUDACC_VER_MAJOR__ >= 12
+void kept_for_nvcc() {}
+#endif
+)";
+  EXPECT_TRUE(hasFunction(analyze(text, "graph_runner.hpp"), "kept_for_nvcc"));
+  EXPECT_TRUE(hasFunction(analyze(text, "graph_runner.h"), "kept_for_nvcc"));
+  EXPECT_FALSE(hasFunction(analyze(text, "host_only.cpp"), "kept_for_nvcc"));
+  // No test of nvcc's macros: plain C++, as before.
+  EXPECT_FALSE(
+      hasFunction(analyze("#ifdef __CUDA__\nvoid clang_only() {}\n#endif\n", "plain.hpp"),
+                  "clang_only"));
+
+  fs::create_directories(directory_ / "src");
+  std::ofstream(directory_ / "src" / "shared.hpp") << text;
+  const std::string unit = (directory_ / "src" / "host.cpp").string();
+  std::ofstream(unit) << "#include \"shared.hpp\"\n";
+  // In src/: the database cache already knows that the directory above holds none.
+  writeDatabase(directory_ / "src", {{unit, {"g++", "-c", unit}}});
+  settings_.compile_commands_dir.clear();
+  FileModel header = analyze(text, "src/shared.hpp");
+  EXPECT_EQ(header.flags_from, unit);
+  EXPECT_FALSE(hasFunction(header, "kept_for_nvcc"));
+}
+
 // A header absent from the database is parsed with the command of a unit that includes it (as
 // clangd infers a header's flags) and is that unit's code: extension code when the unit is.
 // A source file absent from it takes the flags of the most similar entry.

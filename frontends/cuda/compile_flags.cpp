@@ -168,6 +168,16 @@ bool parseAsCuda(std::string_view path, std::string_view text) {
 
 namespace {
 
+// A header that tests nvcc's macros (`#if __CUDACC_VER_MAJOR__ >= 12`, `#ifdef __CUDACC__`) is
+// written for the .cu units that include it: what it keeps for nvcc is read in nvcc's view.
+bool writtenForNvcc(std::string_view path, std::string_view text) {
+  return isHeaderPath(path) && text.find("__CUDACC") != std::string_view::npos;
+}
+
+}  // namespace
+
+namespace {
+
 // The file a database entry compiles, for naming it in a notice: its own, the includer's, or
 // the one interpolation borrowed from ("inferred from src/x.cu").
 std::string entryName(const clang::tooling::CompileCommand& command, const Lookup& lookup,
@@ -300,6 +310,13 @@ CompileCommand compileCommandFor(const std::string& absolute_path, std::string_v
                                "which would insert preprocessor directives: the flag was left out");
     }
     takeTheBuildsToolkit(flags, result, settings);
+  }
+  // Without the command of a unit that includes it, a header is read as the units it was
+  // written for; with one, as that unit is compiled (a .cpp unit's host compiler defines none of
+  // nvcc's macros).
+  if (lookup.borrowed != CompileCommand::Borrowed::kIncluder &&
+      writtenForNvcc(absolute_path, text)) {
+    result.cuda = true;
   }
   bool has_standard = false;
   for (const std::string& flag : flags) has_standard = has_standard || flag.starts_with("-std=");
