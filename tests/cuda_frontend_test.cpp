@@ -939,6 +939,32 @@ void bind(float* x, cudaStream_t current) {
   EXPECT_EQ(left, 1u);
 }
 
+// A library's namespace (cutlass, cute, ...) declared in the analyzed file's repository is that
+// repository's code, followed like any function; a copy of the library in a submodule (a
+// directory holding a .git of its own) is library code.
+TEST_P(CudaFrontendTest, ALibraryNamespaceInTheAnalyzedRepositoryIsItsCode) {
+  fs::create_directories(directory_ / ".git");
+  fs::create_directories(directory_ / "include");
+  fs::create_directories(directory_ / "third_party" / "cutlass" / "include");
+  std::ofstream(directory_ / "third_party" / "cutlass" / ".git") << "gitdir: ../../.git/modules\n";
+  std::ofstream(directory_ / "include" / "own.h")
+      << "namespace cutlass { inline void own(cudaStream_t s) { cudaStreamSynchronize(s); } }\n";
+  std::ofstream(directory_ / "third_party" / "cutlass" / "include" / "vendored.h")
+      << "namespace cutlass { inline void vendored(cudaStream_t s) { cudaStreamSynchronize(s); } }\n";
+  FileModel model = analyze(R"(#include "include/own.h"
+#include "third_party/cutlass/include/vendored.h"
+void run(cudaStream_t s) {
+  cutlass::own(s);
+  cutlass::vendored(s);
+}
+)");
+  std::vector<std::string> called;
+  for (const Event* call : events(function(model, "run"), EventKind::kCall)) {
+    called.push_back(call->callee_qualified);
+  }
+  EXPECT_EQ(called, (std::vector<std::string>{"cutlass::own"}));
+}
+
 TEST_P(CudaFrontendTest, FlagsComeFromCompileCommandsWithNvccFlagsFiltered) {
   fs::create_directories(directory_ / "include");
   std::ofstream(directory_ / "include" / "gs_config.h") << "#define GS_STREAM 0\n";

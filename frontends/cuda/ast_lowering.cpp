@@ -18,6 +18,7 @@
 
 #include "analyzer/model/stream_wording.h"
 #include "frontends/cuda/cuda_api_table.h"
+#include "frontends/cuda/project_tree.h"
 #include "frontends/cuda/template_instantiations.h"
 #include "frontends/cuda/vector_storage.h"
 
@@ -315,7 +316,8 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
         source_(source),
         options_(options),
         unit_(unit),
-        instantiations_(instantiations) {}
+        instantiations_(instantiations),
+        tree_(projectTreeOf(std::filesystem::absolute(source.path()).string())) {}
 
   bool shouldVisitTemplateInstantiations() const { return false; }
   bool shouldVisitImplicitCode() const { return false; }
@@ -1186,7 +1188,24 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
     if (location.isInvalid() || sources_.isInSystemHeader(location)) return false;
     llvm::StringRef file = sources_.getFilename(location);
     if (file.starts_with("/__graphsafe__/")) return false;
-    return !inLibraryNamespace(decl);
+    return !inLibraryNamespace(decl) || inAnalyzedRepository(file.str());
+  }
+
+  // A library's namespace declared in the analyzed file's own repository is that repository's
+  // code (CUTLASS's profiler is `cutlass::profiler`); a copy of the library in another
+  // repository (a submodule, whose directory holds a .git of its own) or outside it is not.
+  bool inAnalyzedRepository(const std::string& file) const {
+    std::filesystem::path directory = std::filesystem::path(file).lexically_normal().parent_path();
+    auto [memo, inserted] = repository_memo_.try_emplace(directory.string(), false);
+    if (!inserted) return memo->second;
+    if (!isUnder(file, tree_)) return false;
+    for (std::filesystem::path dir = directory; dir != tree_ && isUnder(dir.string(), tree_);
+         dir = dir.parent_path()) {
+      std::error_code error;
+      if (std::filesystem::exists(dir / ".git", error)) return false;
+    }
+    memo->second = true;
+    return true;
   }
 
   // ---- calls through what holds a function -----------------------------------------------
@@ -2726,6 +2745,9 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
   const LoweringOptions& options_;
   RawTranslationUnit& unit_;
   const TemplateInstantiations& instantiations_;
+  const std::filesystem::path tree_;  // the analyzed file's (projectTreeOf)
+  // inAnalyzedRepository's answers, per directory.
+  mutable std::map<std::string, bool> repository_memo_;
 
   RawFunction* function_ = nullptr;
   // Lambdas met in the function being lowered, lowered as functions of their own after it.

@@ -37,6 +37,7 @@
 #include "frontends/cuda/extension_code.h"
 #include "frontends/cuda/include_graph.h"
 #include "frontends/cuda/missed_captures.h"
+#include "frontends/cuda/project_tree.h"
 #include "frontends/cuda/region_builder.h"
 #include "frontends/cuda/regular_files.h"
 
@@ -48,31 +49,6 @@ namespace {
 constexpr std::size_t kMaxCompilerNotices = 20;
 // Main-file errors kept to explain a capture that was not analyzed (missed_captures.h).
 constexpr std::size_t kMaxMainFileErrors = 1000;
-
-// The tree a file belongs to: the nearest directory above it holding .git, else the working
-// directory when the file is under it, else the file's own directory. An error inside a file
-// outside it (a toolkit header, a file a hostile #include names) is counted, never quoted.
-std::filesystem::path projectTreeOf(const std::string& absolute_path) {
-  namespace fs = std::filesystem;
-  fs::path file = fs::path(absolute_path).lexically_normal();
-  for (fs::path dir = file.parent_path(); !dir.empty(); dir = dir.parent_path()) {
-    std::error_code error;
-    if (fs::exists(dir / ".git", error)) return dir;
-    if (dir == dir.root_path()) break;
-  }
-  std::error_code error;
-  fs::path cwd = fs::current_path(error);
-  if (!error && !cwd.empty()) {
-    auto relative = file.lexically_relative(cwd);
-    if (!relative.empty() && *relative.begin() != "..") return cwd;
-  }
-  return file.parent_path();
-}
-
-bool isUnder(const std::string& path, const std::filesystem::path& tree) {
-  auto relative = std::filesystem::path(path).lexically_normal().lexically_relative(tree);
-  return !relative.empty() && *relative.begin() != "..";
-}
 
 // What the compiler said about the analyzed code. Not graphsafe's findings: reported only with
 // show_compiler_errors, except when nothing could be parsed at all. Errors inside system
