@@ -1422,6 +1422,33 @@ void beginOnly(cudaStream_t s) { cudaStreamBeginCapture(s, cudaStreamCaptureMode
             std::string::npos);
 }
 
+// Arguments handed on with std::forward or std::move are not calls: a wrapper that captures the
+// std::function it is given lists nothing it cannot follow.
+TEST(CppRegionReport, ArgumentsHandedOnAreNotCalls) {
+  std::vector<RegionSummary> regions = cppRegions({{"ffi.cu", R"(
+#include <cuda_runtime.h>
+#include <functional>
+#include <utility>
+template <typename... Args>
+int wrap(std::function<int(cudaStream_t, Args...)> func, cudaStream_t s, Args... args) {
+  cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed);
+  int error = func(s, std::forward<Args>(args)...);
+  auto again = std::move(func);
+  cudaStreamEndCapture(s, nullptr);
+  return error;
+}
+__global__ void normKernel(float* x) {}
+int norm(cudaStream_t s, float* x) {
+  normKernel<<<1, 1, 0, s>>>(x);
+  return 0;
+}
+int normFFI(cudaStream_t s, float* x) { return wrap(std::function(norm), s, x); }
+)"}});
+  ASSERT_EQ(regions.size(), 1u);
+  EXPECT_EQ(regions[0].reaches, (std::vector<std::string>{"norm"}));
+  EXPECT_TRUE(regions[0].unresolved.empty()) << reasons(regions[0]);
+}
+
 TEST(CudaFrontendModule, LoadsOnceAndReportsItsLanguage) {
   std::string error;
   auto first = loadCudaFrontend(error);

@@ -1463,7 +1463,13 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
 
   // A function handed to a library call that calls it here (std::for_each, at::parallel_for,
   // std::call_once): a call of it at the argument.
-  void noteCallablesRun(const clang::CallExpr* call) {
+  void noteCallablesRun(const clang::CallExpr* call, const Callee& callee) {
+    // What only hands its argument on (std::forward<Args>(args), std::move(fn)) calls nothing.
+    if (callee.name == "forward" || callee.name == "move" || callee.name == "ref" ||
+        callee.name == "cref" || callee.name == "addressof" || callee.name == "as_const" ||
+        callee.name == "move_if_noexcept") {
+      return;
+    }
     for (const clang::Expr* argument : call->arguments()) {
       std::vector<Callable> run;
       callablesOf(argument, run);
@@ -1814,7 +1820,7 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
       return;
     }
     if (lowerThroughInstantiations(call, callee)) return;
-    noteCallablesRun(call);
+    noteCallablesRun(call, callee);
     noteHostCopy(call, callee);
   }
 
