@@ -1427,6 +1427,7 @@ void beginOnly(cudaStream_t s) { cudaStreamBeginCapture(s, cudaStreamCaptureMode
 TEST(CppRegionReport, ArgumentsHandedOnAreNotCalls) {
   std::vector<RegionSummary> regions = cppRegions({{"ffi.cu", R"(
 #include <cuda_runtime.h>
+#include <algorithm>
 #include <functional>
 #include <utility>
 template <typename... Args>
@@ -1443,10 +1444,21 @@ int norm(cudaStream_t s, float* x) {
   return 0;
 }
 int normFFI(cudaStream_t s, float* x) { return wrap(std::function(norm), s, x); }
+// A template's pointer parameter holds data, not a function: handed to a library call or to a
+// kernel launch, it is not called.
+template <typename T, typename I>
+void fill(T* data, I count, cudaStream_t s) {
+  cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed);
+  std::fill_n(data, 4, T{});
+  void* args[] = {&data, &count};
+  cudaLaunchKernel((const void*)normKernel, 1, 1, args, 0, s);
+  cudaStreamEndCapture(s, nullptr);
+}
 )"}});
-  ASSERT_EQ(regions.size(), 1u);
+  ASSERT_EQ(regions.size(), 2u);
   EXPECT_EQ(regions[0].reaches, (std::vector<std::string>{"norm"}));
   EXPECT_TRUE(regions[0].unresolved.empty()) << reasons(regions[0]);
+  EXPECT_EQ(reasons(regions[1]).find("parameter `"), std::string::npos) << reasons(regions[1]);
 }
 
 TEST(CudaFrontendModule, LoadsOnceAndReportsItsLanguage) {

@@ -7,6 +7,7 @@
 #include <clang/Lex/Lexer.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cinttypes>
 #include <cstdio>
 #include <filesystem>
@@ -261,6 +262,14 @@ bool holdsCallable(clang::QualType type) {
   if (record->isLambda()) return true;
   return record->getIdentifier() != nullptr && record->getName() == "function" &&
          record->isInStdNamespace();
+}
+
+// A template's parameter type that may hold a function once instantiated (`F f`, a dependent
+// std::function): not a pointer or array, which hold data (`T* device_ptr`).
+bool mayHoldCallable(clang::QualType type) {
+  if (type.isNull() || !type->isDependentType()) return false;
+  type = type.getNonReferenceType();
+  return !type->isPointerType() && !type->isArrayType();
 }
 
 // A map (std::map, std::unordered_map, ...) whose values are executable graphs: a cache with one
@@ -1245,7 +1254,7 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
         if (isUserFunction(function)) out.push_back(callableOf(function));
       } else if (const auto* param = dyn_cast<clang::ParmVarDecl>(ref->getDecl());
                  param != nullptr && param->getDeclContext() == current_decl_ &&
-                 (holdsCallable(param->getType()) || param->getType()->isDependentType())) {
+                 (holdsCallable(param->getType()) || mayHoldCallable(param->getType()))) {
         // The caller's own callable parameter, handed on: what its callers pass.
         const std::string caller = functionName(patternOf(current_decl_), sources_);
         out.push_back({"", parameterHolder(caller, param->getFunctionScopeIndex()),
@@ -1470,6 +1479,13 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
         callee.name == "move_if_noexcept") {
       return;
     }
+    // A CUDA API call's arguments are data for the GPU (cudaLaunchKernelEx's kernel arguments),
+    // except the host function a stream runs.
+    const std::string_view name = callee.name;
+    const bool cuda_api = name.starts_with("cuda") ||
+                          (name.size() > 2 && name.starts_with("cu") &&
+                           std::isupper(static_cast<unsigned char>(name[2])) != 0);
+    if (cuda_api && name.find("HostFunc") == std::string_view::npos) return;
     for (const clang::Expr* argument : call->arguments()) {
       std::vector<Callable> run;
       callablesOf(argument, run);
