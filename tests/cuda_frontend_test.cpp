@@ -1147,6 +1147,23 @@ void device_pass_only() {}
   EXPECT_FALSE(hasFunction(host, "versioned"));
 }
 
+// The built-in declarations are a subset: a file that includes a toolkit header they leave out
+// (Thrust, libcu++, the type headers) says so once per run; one that needs only the runtime does
+// not.
+TEST_P(CudaFrontendTest, ToolkitHeadersTheBuiltinsLeaveOutAreNamed) {
+  auto saysSo = [](const FileModel& model) {
+    return std::any_of(model.notices.begin(), model.notices.end(), [](const Notice& notice) {
+      return notice.message.find("toolkit headers the built-in declarations do not provide") !=
+             std::string::npos;
+    });
+  };
+  // (The toolkit mode is the built-ins too on a machine without a toolkit.)
+  if (GetParam() == "none") {
+    EXPECT_TRUE(saysSo(analyze("#include <cuda_runtime.h>\n#include <cuda/std/utility>\n")));
+  }
+  EXPECT_FALSE(saysSo(analyze("#include <cuda_runtime.h>\n#include <missing_project.h>\n")));
+}
+
 // A header that tests nvcc's macros is read in nvcc's view when no unit's command says how it is
 // compiled; a source file is its own compiler's, and a header a .cpp unit includes is that
 // unit's.

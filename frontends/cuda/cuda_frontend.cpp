@@ -15,6 +15,7 @@
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/VirtualFileSystem.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -392,6 +393,18 @@ class CudaFrontend final : public Frontend {
     }
     for (std::string& notice : command.run_notices)
       unit.notices.push_back({"", -1, std::move(notice)});
+    // What the built-in declarations leave out, said once per run: the host code that needs it
+    // parses with errors, and what that code calls may not be followed.
+    if (!command.toolkit.found() &&
+        std::any_of(facts.missing.begin(), facts.missing.end(),
+                    [](const std::string& header) { return isToolkitOnlyHeader(header); })) {
+      unit.notices.push_back(
+          {"", -1,
+           "some files include CUDA toolkit headers the built-in declarations do not provide "
+           "(Thrust, CUB, libcu++, the fp16/fp8 and vector type headers, cooperative_groups.h): "
+           "the code that needs them parses with errors, and what it calls may not be followed "
+           "(--cuda-path names a toolkit; --show-compiler-errors lists the headers per file)"});
+    }
     if (settings.show_compiler_errors) {
       for (const std::string& header : facts.missing) {
         unit.notices.push_back({source->path(), -1, "compiler: header not found: " + header});

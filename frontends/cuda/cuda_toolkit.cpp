@@ -129,4 +129,14 @@ CudaToolkit findCudaToolkit(const AnalysisSettings& settings) {
   return inspectCached("/usr/local/cuda");
 }
 
+bool isToolkitOnlyHeader(std::string_view include) {
+  for (std::string_view prefix : {"thrust/", "cub/", "cuda/", "nv/", "cooperative_groups", "crt/",
+                                  "cuda_", "cuComplex", "cudaTypedefs", "curand", "cufft",
+                                  "cusparse", "cusolver", "nvtx3/", "nvToolsExt", "mma.h",
+                                  "vector_types.h", "vector_functions", "sm_", "math_constants"}) {
+    if (include.starts_with(prefix)) return true;
+  }
+  return false;
+}
+
 }  // namespace graphsafe::cuda

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "analyzer/engine/analysis_settings.h"
 
@@ -38,5 +39,10 @@ bool builtinDeclarationsForced(const AnalysisSettings& settings);
 // keeps for this toolkit is the code analyzed without one.
 inline constexpr int kBuiltinCudaMajor = 12;
 inline constexpr int kBuiltinCudaMinor = 8;
+
+// An #include name that a CUDA toolkit provides and the built-in declarations do not: Thrust, CUB
+// and libcu++ (`thrust/...`, `cub/...`, `cuda/std/...`), the type headers (`cuda_fp16.h`,
+// `vector_types.h`), `cooperative_groups.h`, `mma.h`, the math and other libraries.
+bool isToolkitOnlyHeader(std::string_view include);
 
 }  // namespace graphsafe::cuda
