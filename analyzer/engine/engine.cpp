@@ -187,6 +187,7 @@ class LazyLowering {
     lowerImported(batch);
     lowerImporters();
     markHeadersOfExtensionUnits(models_);
+    markRegisteredOperators(models_);
     followStreamHandoffs(models_);
     auto program = std::make_unique<ProgramModel>(std::move(models_));
     program->settleRegions();
@@ -199,9 +200,13 @@ class LazyLowering {
                "`package.module:function`, `outer.inner` for a nested function, or "
                "`ns::Class::method` in C++)"});
     }
+    // A notice about the run's settings (path "") comes from every C++ file that meets it: said
+    // once.
+    std::set<std::string> said;
     for (std::size_t i = 0; i < program->files().size(); ++i) {
       const FileModel& file = program->files()[i];
       for (const Notice& notice : file.notices) {
+        if (notice.path.empty() && !said.insert(notice.message).second) continue;
         notices.push_back(withoutOwnLocation(notice));
         // A file the frontend gave up on (a crash, a bound, a parse that failed) was not
         // analyzed: its notice says so, and the run cannot pass.
@@ -563,6 +568,7 @@ RunResult analyzeAll(const std::vector<SourceFilePtr>& sources, const EngineOpti
       record->uncacheable |= !file.includes_complete;
       record->dependencies.insert(record->dependencies.end(), file.includes.begin(),
                                   file.includes.end());
+      if (!file.flags_from.empty()) record->dependencies.push_back(file.flags_from);
       if (!file.compile_database.empty()) record->dependencies.push_back(file.compile_database);
     }
     std::sort(record->dependencies.begin(), record->dependencies.end());

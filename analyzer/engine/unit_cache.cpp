@@ -95,6 +95,7 @@ void UnitCache::store(const FileModel& model) const {
     json dependencies = json::array();
     std::vector<std::string> paths = model.includes;
     if (!model.compile_database.empty()) paths.push_back(model.compile_database);
+    if (!model.flags_from.empty()) paths.push_back(model.flags_from);
     for (const std::string& path : paths) {
       std::optional<json> record = dependencyRecordNow(path);
       if (!record) return;  // gone already: nothing to prove a later run by

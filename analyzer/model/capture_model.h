@@ -94,6 +94,10 @@ enum EventFlag : std::uint32_t {
                                     // scope (the end of its block)
   kFlagStaticStorage = 1u << 18,    // kHostBufferWrite (C++): the buffer is a static or global
                                     // variable that a captured copy of this function reads
+  kFlagIndirectCall = 1u << 19,     // kCall (C++): through something that holds a function (a
+                                    // function pointer, a std::function, a callable parameter)
+                                    // or a call that depends on a template parameter; `target`
+                                    // says which, for the calls not followed
 };
 
 // A test the code around an event makes before the event runs, from `if`, `and`/`or`, ternary,
@@ -441,6 +445,18 @@ struct FileModel {
   // unit read (false past the frontend's bound).
   std::string compile_database;
   bool includes_complete = true;
+  // C++: a header parsed with the command of a unit that includes it: that unit's file (its
+  // text decided the flags and whether the header is extension code).
+  std::string flags_from;
+  // C++: functions called through something that holds them (a function pointer member, a
+  // global or static function pointer): (the holder's qualified name, as a call's
+  // callee_qualified names it, a function stored into it), from every store the unit makes
+  // (`Coll c = {..., runColl}`, `c.run = &f`); the program index follows such a call to them.
+  std::vector<std::pair<std::string, std::string>> cpp_aliases;
+  // C++: functions registered as PyTorch operators or bound into Python (TORCH_LIBRARY's
+  // `m.def`/`m.impl`, pybind11's `def`), by qualified name: extension code wherever they are
+  // defined, with everything they call.
+  std::vector<std::string> registered_ops;
   // Python: what the file's imports bind (local name -> dotted name it stands for), so that a
   // package's __init__ re-exports resolve across files; and the modules of `from m import *`.
   std::vector<std::pair<std::string, std::string>> import_aliases;  // sorted by name

@@ -11,7 +11,7 @@ namespace {
 
 // Bumped whenever a field of the model is added, removed or reordered: the two sides of a pipe
 // are always one build, but a stale worker binary must fail loudly, not decode garbage.
-constexpr std::string_view kMagic = "graphsafe-model 6\n";
+constexpr std::string_view kMagic = "graphsafe-model 7\n";
 
 class Writer {
  public:
@@ -245,8 +245,9 @@ template <typename Io>
 void field(Io& io, FileModel& m) {
   fields(io, m.language, m.module_name, m.functions, m.regions, m.comments, m.notices,
          m.parse_failed, m.compiler_errors, m.extension_code, m.includes, m.extension_includer,
-         m.compile_database, m.includes_complete, m.import_aliases, m.star_imports, m.lowered,
-         m.references, m.classes, m.attribute_writes, m.element_writes, m.globals);
+         m.compile_database, m.includes_complete, m.flags_from, m.cpp_aliases, m.registered_ops,
+         m.import_aliases, m.star_imports, m.lowered, m.references, m.classes, m.attribute_writes,
+         m.element_writes, m.globals);
 }
 
 }  // namespace
