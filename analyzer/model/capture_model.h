@@ -94,6 +94,11 @@ enum EventFlag : std::uint32_t {
                                     // scope (the end of its block)
   kFlagStaticStorage = 1u << 18,    // kHostBufferWrite (C++): the buffer is a static or global
                                     // variable that a captured copy of this function reads
+  kFlagSizeRead = 1u << 19,         // kBind: the value is a size read straight from data
+                                    // (`x.shape[0]`, `x.size(1)`, `x.numel()`, `len(batch)`),
+                                    // with no rounding, bucketing or lookup on the way
+  kFlagHostFactory = 1u << 20,      // kTensorOp: a factory that makes its tensor in host memory
+                                    // (`torch.zeros(n)` with no device, `device="cpu"`)
 };
 
 // A test the code around an event makes before the event runs, from `if`, `and`/`or`, ternary,
@@ -176,6 +181,10 @@ struct Event {
   // kStore: the kept value as a reference (FileModel::references), so that the program model
   // can tell what a call returned (`outs.append(runner.run(x))`); kNoRef when not known.
   RefId value = kNoRef;
+  // kLoop: how many times the body runs, when the code says so without running it
+  // (`range(64)`, a list display or comprehension of known length, `for (int i = 0; i < 64;
+  // ++i)`); -1 when not known. Its `target` is the loop's variables as written ("i", "i, s").
+  std::int32_t trips = -1;
   // What lowering could not classify, as a reference, so that the program model can: for
   // kHostSync reading a tensor and kTensorOp copying one to the device, that tensor (where it
   // lives: `self.table`, set in __init__ from a CPU factory; a helper's result); for kStreamUse
@@ -333,6 +342,10 @@ struct CaptureRegion {
   // callables (-1 when one callable was passed on its own). Regions of one call share `site`.
   std::string callable;
   std::int32_t tuple_index = -1;
+  // Graphed callables: that callable or module as a reference of the function the call is made
+  // in (CaptureFlow::home), for the program model to type (a module wrapped in
+  // DistributedDataParallel); kNoRef when lowering has none.
+  RefId callable_ref = kNoRef;
   // Flow between capture and replay.
   // The name the program replays the region by, as a path: the graph object ("g",
   // "self.graphs"), the variable bound to the graphed/compiled callable, or the decorated

@@ -11,7 +11,7 @@ namespace {
 
 // Bumped whenever a field of the model is added, removed or reordered: the two sides of a pipe
 // are always one build, but a stale worker binary must fail loudly, not decode garbage.
-constexpr std::string_view kMagic = "graphsafe-model 3\n";
+constexpr std::string_view kMagic = "graphsafe-model 4\n";
 
 class Writer {
  public:
@@ -168,7 +168,7 @@ template <typename Io>
 void field(Io& io, Event& e) {
   fields(io, e.kind, e.range, e.api, e.text, e.subject, e.args, e.keywords, e.flags,
          e.arguments_complete, e.test, e.callee, e.callee_qualified, e.region, e.call, e.target,
-         e.source, e.output_of, e.value, e.operand);
+         e.source, e.output_of, e.value, e.trips, e.operand);
 }
 
 template <typename Io>
@@ -220,7 +220,8 @@ void field(Io& io, AttributeWrite& w) {
 template <typename Io>
 void field(Io& io, CaptureRegion& r) {
   fields(io, r.kind, r.site, r.graph, r.stream, r.pool, r.mode, r.dynamo_traced, r.function,
-         r.whole_function, r.target_qualified, r.param_values, r.callable, r.tuple_index, r.handle,
+         r.whole_function, r.target_qualified, r.param_values, r.callable, r.tuple_index,
+         r.callable_ref, r.handle,
          r.span, r.inputs, r.outputs, r.pending, r.pending_ref, r.pending_scope, r.parent, r.lazy,
          r.cache_keys);
 }

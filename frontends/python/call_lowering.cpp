@@ -992,6 +992,7 @@ void FunctionLowering::graphedCallables(TSNode call, const Arguments& arguments)
     region.function = target;
     region.target_qualified = std::move(qualified);
     region.callable = flowPath(node);
+    region.callable_ref = info.ref;
     region.tuple_index = in_tuple ? position : -1;
     if (target != kNoFunction) {
       // Graphed callables are called with the static tensors of the sample arguments.

@@ -762,6 +762,8 @@ void FunctionLowering::lowerFor(TSNode node) {
     event.api = "for";
     event.text = file_.text.brief(right);
     event.subject = described(iterable.value, right);
+    event.target = file_.text.brief(left);
+    event.trips = tripsOf(right, 0);
   }
   bindLoopTarget(left, right, iterable);
   noteSubmoduleLoop(left, right);
@@ -1196,14 +1198,12 @@ ExprInfo FunctionLowering::evalBinary(TSNode node) {
   if (op_text == "&" || op_text == "|" || op_text == "^") {
     info.mask = (lhs.mask || rhs.mask) && mayBeTensor(info.value);
   }
-  // A host scalar meeting a tensor: later rules look for values frozen into the op.
+  // A host scalar meeting a tensor: later rules look for values frozen into the op. Between two
+  // tensors it is device work all the same, which rules count (GS602's size of a graph).
   bool tensor_side = mayBeTensor(lhs.value) || mayBeTensor(rhs.value);
   // x @ w with w a weight: autocast casts w, and may read a cached cast (GS204).
   bool weights = op_text == "@" && (lhs.leaf || rhs.leaf);
-  // a @ b: a library op (cuBLAS) even between two tensors; its first run needs a warm-up (GS403).
-  bool product = op_text == "@" && tensor_side;
-  if (!quiet() &&
-      (weights || product || (tensor_side && !(lhs.value.isTensor() && rhs.value.isTensor())))) {
+  if (!quiet() && (weights || tensor_side)) {
     Event& event = emit(EventKind::kTensorOp, node);
     event.api = operatorApi(op_text);
     event.text = file_.text.brief(node);
