@@ -225,9 +225,9 @@ std::string timingMeasurement(const ProbeRun& run, const ProbeCase& probe,
   return out + ")";
 }
 
-// What the newest probe run measured for one case: "reproduced: observed ..., expected ...".
-std::string measurementOf(const ProbeCase& probe) {
-  const ProbeRun& run = probeRun();
+}  // namespace
+
+std::string measurementText(const ProbeRun& run, const ProbeCase& probe) {
   auto it = run.cases.find(probe.path);
   if (it == run.cases.end()) return "not in the latest run";
   const ProbeMeasurement& m = it->second;
@@ -241,6 +241,12 @@ std::string measurementOf(const ProbeCase& probe) {
   out += ": observed " + m.observed;
   if (m.verdict != "correct" && !m.expected.empty()) out += ", correct is " + m.expected;
   return out;
+}
+
+namespace {
+
+std::string measurementOf(const ProbeCase& probe) {
+  return measurementText(probeRun(), probe);
 }
 
 // "Last run on NVIDIA H200, ... (runtime-probe/results/2026-11-29-nvidia-h200.md)".

@@ -28,6 +28,13 @@ struct Cause {
   std::string what;  // "`.item()` reads a tensor's value on the host"
 };
 
+// `x.add_(y)` rather than `.add_(y)`: method events keep only the call's text.
+std::string shown(const Event& event) {
+  if (!event.text.starts_with(".")) return event.text;
+  if (!event.target.empty()) return event.target + event.text;
+  return event.subject.text + event.text;
+}
+
 // Dynamo breaks the graph where Python needs a tensor's value: .item()/.tolist(), an implicit
 // read (int(t), print(t), an f-string, range(t)), a data-dependent output size, a branch.
 bool breaksGraph(const RegionContext& context, const Event& event, std::string& what) {
@@ -39,12 +46,12 @@ bool breaksGraph(const RegionContext& context, const Event& event, std::string& 
   }
   if (event.kind != EventKind::kHostSync || !readsDeviceValue(context, event)) return false;
   if ((event.flags & kFlagDataDependent) != 0) {
-    what = "`" + event.text + "`, whose output size depends on the data";
+    what = "`" + shown(event) + "`, whose output size depends on the data";
     return true;
   }
   if (event.api == "torch.Tensor.item" || event.api == "torch.Tensor.tolist" ||
       (event.flags & kFlagImplicit) != 0) {
-    what = "`" + event.text + "`, which reads a tensor's value on the host";
+    what = "`" + shown(event) + "`, which reads a tensor's value on the host";
     return true;
   }
   return false;
@@ -60,7 +67,7 @@ bool putsTensorOnCpu(const RegionContext& context, const Event& event, std::stri
   }
   if (event.kind == EventKind::kHostSync && event.api == "torch.Tensor.cpu" &&
       !context.resolve(event.subject).isKnownHost()) {
-    what = "`" + event.text + "` copies a tensor to the CPU inside the graph (\"skipping "
+    what = "`" + shown(event) + "` copies a tensor to the CPU inside the graph (\"skipping "
            "cudagraphs due to cpu device\")";
     return true;
   }
@@ -81,7 +88,7 @@ bool mutatesInput(const RegionContext& context, const Event& event, std::string&
       if (&earlier == &event) break;
       if (earlier.kind == EventKind::kBind && earlier.target == param.name) return false;
     }
-    what = "`" + event.text + "` updates the input `" + param.name +
+    what = "`" + shown(event) + "` updates the input `" + param.name +
            "` in place (\"skipping cudagraphs due to mutated inputs\")";
     return true;
   }
@@ -91,13 +98,11 @@ bool mutatesInput(const RegionContext& context, const Event& event, std::string&
 // `torch._dynamo.mark_static_address(t)` anywhere in the file: a mutated input may be one that
 // Inductor was told is static.
 bool marksStaticAddresses(const FileModel& file) {
-  for (const FunctionModel& function : file.functions) {
-    for (const Event& event : function.events) {
-      if (event.kind == EventKind::kCall &&
-          (event.api.ends_with("mark_static_address") ||
-           event.callee_qualified.ends_with("mark_static_address"))) {
-        return true;
-      }
+  for (const Reference& reference : file.references) {
+    if (reference.kind == Reference::Kind::kGlobal &&
+        (reference.name == "torch._dynamo.mark_static_address" ||
+         reference.name.ends_with(".mark_static_address"))) {
+      return true;
     }
   }
   return false;

@@ -28,11 +28,22 @@ const Event* bindingBefore(const FunctionModel& function, const std::string& nam
   return last;
 }
 
-bool removesFrom(const Event& event, const std::string& cache) {
+// `del cache[key]`, or a call `cache.pop(...)`, `cache.popitem()`, `cache.clear()` (the call's
+// reference names the method; its text, the object it is called on).
+bool removesFrom(const FileModel& file, const Event& event, const std::string& cache) {
   if (event.kind == EventKind::kFree) return event.target == cache;
-  if (event.kind != EventKind::kHostSideEffect || event.subject.text != cache) return false;
-  return event.api == "container.pop" || event.api == "container.popitem" ||
-         event.api == "container.clear";
+  if (event.kind != EventKind::kCall || event.call >= file.references.size()) return false;
+  const Reference& call = file.references[event.call];
+  if (call.kind != Reference::Kind::kCall || call.operands.empty() ||
+      call.operands[0] >= file.references.size()) {
+    return false;
+  }
+  const Reference& callee = file.references[call.operands[0]];
+  if (callee.kind != Reference::Kind::kAttribute ||
+      (callee.name != "pop" && callee.name != "popitem" && callee.name != "clear")) {
+    return false;
+  }
+  return event.text.starts_with(cache + "." + callee.name + "(");
 }
 
 // Does some function of the file take graphs out of the cache the region's graph is kept in?
@@ -40,7 +51,7 @@ bool evicts(const FileModel& file, const CaptureFlow& flow, std::size_t r) {
   for (const std::string& cache : flow.handles(r)) {
     for (const FunctionModel& function : file.functions) {
       for (const Event& event : function.events) {
-        if (removesFrom(event, cache)) return true;
+        if (removesFrom(file, event, cache)) return true;
       }
     }
   }

@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "analyzer/engine/capture_flow.h"
@@ -30,7 +31,7 @@ struct CapturedWork {
 
 CapturedWork capturedWork(const ProgramModel& program, const FileModel& file, std::size_t r) {
   CapturedWork work;
-  std::set<std::pair<const FileModel*, std::uint32_t>> ranges;
+  std::set<std::tuple<const FileModel*, std::uint32_t, std::uint32_t>> ranges;
   RegionWalker(program).walk(file, r, [&](const RegionContext& context, const Event& event) {
     if (work.unknown) return;
     if (event.kind == EventKind::kCall) {
@@ -38,7 +39,9 @@ CapturedWork capturedWork(const ProgramModel& program, const FileModel& file, st
       return;
     }
     if (event.kind != EventKind::kTensorOp && event.kind != EventKind::kInPlaceUpdate) return;
-    if (ranges.emplace(context.file, event.range.begin).second) work.ops.push_back(&event);
+    if (ranges.emplace(context.file, event.range.begin, event.range.end).second) {
+      work.ops.push_back(&event);
+    }
   });
   return work;
 }
@@ -78,6 +81,20 @@ std::string operationsText(const CapturedWork& work) {
     out += "`" + work.ops[i]->text + "`";
   }
   return out;
+}
+
+// The copy as written, on one line: `static_x.copy_(x)`, `static_x[:] = x`.
+std::string copyText(const FileModel& file, const Event& copy) {
+  const std::string& text = file.source->text();
+  if (copy.range.end <= text.size() && copy.range.end > copy.range.begin) {
+    std::string written = text.substr(copy.range.begin, copy.range.end - copy.range.begin);
+    if (written.size() <= 80 && written.find('\n') == std::string::npos) return written;
+  }
+  // Over several lines: the call and where it copies to.
+  if (file.language == Language::kCuda && !copy.args.empty()) {
+    return copy.api + "(" + copy.args[0].text + ", ...)";
+  }
+  return copy.text;
 }
 
 class InputCopiesOutweighGraphCheck final : public Check {
@@ -131,7 +148,7 @@ class InputCopiesOutweighGraphCheck final : public Check {
                               (ops == 1 ? " operation (" : " operations (") +
                               operationsText(work) + ")";
     const bool cuda = file.language == Language::kCuda;
-    std::string message = "`" + copy.text + "` " +
+    std::string message = "`" + copyText(file, copy) + "` " +
                           (cuda ? "copies from the host into" : "fills") +
                           " the graph's static input before every " +
                           (cuda ? "launch" : "replay") + ", but the graph holds " + holds +

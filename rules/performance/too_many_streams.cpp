@@ -40,13 +40,19 @@ std::vector<std::string> loopNames(std::string_view target) {
   return names;
 }
 
-// Does the stream change with the loop: the loop variable itself, or an element it indexes
-// (`streams[i]`, `self.side[i]`)?
-bool variesWith(const std::string& stream, const std::vector<std::string>& names) {
+// Does the forked stream change with the loop: the loop variable itself, or an element it
+// indexes (`streams[i]`, `self.side[i]`)? The C++ frontend names an array element by its array
+// (`side[]`, whatever the index); the fork's text then says which index it is.
+bool variesWith(const Event& fork, const std::vector<std::string>& names) {
+  const std::string& stream = fork.subject.text;
   for (const std::string& name : names) {
     if (stream == name) return true;
     const std::string index = "[" + name + "]";
     if (stream.size() > index.size() && stream.ends_with(index)) return true;
+    if (stream.size() > 2 && stream.ends_with("[]") &&
+        fork.text.find(stream.substr(0, stream.size() - 2) + index) != std::string::npos) {
+      return true;
+    }
   }
   return false;
 }
@@ -94,7 +100,7 @@ class TooManyStreamsCheck final : public Check {
     if (event.kind != EventKind::kStreamFork || event.subject.text.empty()) return;
     const Event* loop = loopAround(*context.function, event.range.begin);
     if (loop == nullptr || loop->trips <= kStreamLimit) return;
-    if (!variesWith(event.subject.text, loopNames(loop->target))) return;
+    if (!variesWith(event, loopNames(loop->target))) return;
     const bool cuda = context.file->language == Language::kCuda;
     std::string message =
         "this capture forks " + std::to_string(loop->trips) + " streams, one per iteration of " +
