@@ -246,6 +246,13 @@ struct StreamHandoff {
   std::string escape;  // the default stream it passes, in a finding's words; "" when none
 };
 
+// A lazy-initialization guard that caches by a key (`if bs not in self.graphs:`): the code it
+// runs once per key, and the names of the key.
+struct CacheGuard {
+  SourceRange body;
+  std::vector<std::string> keys;
+};
+
 struct FunctionModel {
   std::string name;               // "forward"
   std::string qualified_name;     // module-relative: "Model.forward", "outer.<locals>.inner"
@@ -266,6 +273,8 @@ struct FunctionModel {
   // here, or passed on to a call (bit i: params[i]).
   std::vector<StaticTest> tests;
   std::uint64_t literal_params = 0;
+  // Python: its lazy-initialization guards that cache by a key, in source order.
+  std::vector<CacheGuard> cache_guards;
   // What the program model needs to type calls across files:
   FunctionId parent = kNoFunction;  // the enclosing function (0 = module level)
   std::int32_t class_index = -1;    // the class (FileModel::classes) whose body defines it
@@ -328,6 +337,9 @@ struct CaptureRegion {
   // Capture mode: "global", "thread_local", "relaxed"; "" when not known (the default is global).
   std::string mode;
   bool dynamo_traced = false;
+  // kCompiled: compiled with `fullgraph=True`, so Dynamo raises at a graph break instead of
+  // splitting the graph.
+  bool full_graph = false;
   // The function that holds the region's code. For body regions (with, begin/end) the events of
   // `function` whose `region` field equals this region's index run under capture; for
   // callable regions (graphed callables, compiled functions) the whole function does.

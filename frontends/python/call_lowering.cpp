@@ -1018,6 +1018,11 @@ void FunctionLowering::compileRegion(const ExprInfo& target, TSNode site, RefId 
   region.kind = RegionKind::kCompiled;
   region.site = file_.text.range(site);
   region.dynamo_traced = true;
+  if (is(site, g_.call)) {
+    CallArguments arguments;
+    readArguments(file_.pool, file_.text, field(site, g_.f_arguments), arguments);
+    region.full_graph = compileIsFullGraph(file_.pool, arguments);
+  }
   region.whole_function = true;
   region.function = function;
   region.target_qualified = std::move(qualified);

@@ -697,6 +697,12 @@ void FunctionLowering::lowerIf(TSNode node) {
   if (lazy) {
     ++host_.lazy_depth;
     noteCacheKeys(field(node, g_.f_condition), host_.cache_keys);
+    if (host_.cache_keys.size() > keys_before && !quiet()) {
+      file_.model.functions[id_].cache_guards.push_back(
+          {file_.text.range(field(node, g_.f_consequence)),
+           {host_.cache_keys.begin() + static_cast<std::ptrdiff_t>(keys_before),
+            host_.cache_keys.end()}});
+    }
   }
   NarrowMark narrowed = narrowBy(field(node, g_.f_condition), true);
   bool tests_none = false;
