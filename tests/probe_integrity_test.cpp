@@ -154,8 +154,8 @@ TEST(ProbeResults, NewestResultsFileParses) {
   ASSERT_TRUE(report.contains("environment") && report["environment"].is_object());
   EXPECT_TRUE(report["environment"].contains("gpu")) << results->path;
   ASSERT_TRUE(report.contains("cases") && report["cases"].is_array()) << results->path;
-  const std::set<std::string> verdicts = {"reproduced", "correct", "not-reproduced", "fix-wrong",
-                                          "slower",     "not-slower", "timeout", "crash"};
+  const std::set<std::string> verdicts = {"reproduced", "correct",    "not-reproduced", "fix-wrong",
+                                          "slower",     "not-slower", "timeout",        "crash"};
   for (const json& record : report["cases"]) {
     ASSERT_TRUE(record.is_object());
     for (const char* key : {"path", "rule", "kind", "verdict", "sha256"}) {

@@ -1,8 +1,8 @@
 #pragma once
 
 // The six families of the catalog: the four ways a recording goes wrong, what capture refuses
-// outright, and graphs that are correct but slow. A rule's family is the hundreds digit of its ID (GS1xx = frozen choice), and
-// its catalog entry lives in the family's folder under rules/.
+// outright, and graphs that are correct but slow. A rule's family is the hundreds digit of its ID
+// (GS1xx = frozen choice), and its catalog entry lives in the family's folder under rules/.
 
 #include <span>
 #include <string>

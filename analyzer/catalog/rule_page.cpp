@@ -1,10 +1,10 @@
 #include "analyzer/catalog/rule_page.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <string_view>
-
-#include <fmt/format.h>
 
 #include "analyzer/catalog/probe_results.h"
 #include "analyzer/catalog/rule_family.h"
@@ -214,9 +214,10 @@ std::string timingMeasurement(const ProbeRun& run, const ProbeCase& probe,
   }
   const std::string folder = probe.path.substr(0, probe.path.rfind('/') + 1);
   const std::string fix = t.fix.starts_with(folder) ? t.fix.substr(folder.size()) : t.fix;
-  std::string out = fmt::format("{}: {:.2f}x the time per iteration of {} ({:.2f}x to {:.2f}x "
-                                "over {} runs",
-                                m.verdict, t.ratio_median, fix, t.ratio_min, t.ratio_max, t.runs);
+  std::string out = fmt::format(
+      "{}: {:.2f}x the time per iteration of {} ({:.2f}x to {:.2f}x "
+      "over {} runs",
+      m.verdict, t.ratio_median, fix, t.ratio_min, t.ratio_max, t.runs);
   auto measured_fix = run.cases.find(t.fix);
   if (measured_fix != run.cases.end() && measured_fix->second.timing.runs > 0) {
     out += fmt::format("; {:.4g} ms against {:.4g} ms", t.median_ms,

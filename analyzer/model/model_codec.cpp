@@ -205,10 +205,11 @@ void field(Io& io, StreamHandoff& h) {
 template <typename Io>
 void field(Io& io, FunctionModel& f) {
   fields(io, f.name, f.qualified_name, f.range, f.body, f.params, f.events, f.is_method,
-         f.is_module_level, f.memoized, f.loops, f.contexts, f.tests, f.literal_params, f.cache_guards, f.parent,
-         f.class_index, f.has_self, f.is_classmethod, f.is_staticmethod, f.is_property, f.is_lambda,
-         f.is_generator, f.returns, f.yields, f.decorators, f.yield_region, f.returned_output,
-         f.returned_output_at, f.builtin_calls, f.stream_params, f.stream_handoffs);
+         f.is_module_level, f.memoized, f.loops, f.contexts, f.tests, f.literal_params,
+         f.cache_guards, f.parent, f.class_index, f.has_self, f.is_classmethod, f.is_staticmethod,
+         f.is_property, f.is_lambda, f.is_generator, f.returns, f.yields, f.decorators,
+         f.yield_region, f.returned_output, f.returned_output_at, f.builtin_calls, f.stream_params,
+         f.stream_handoffs);
 }
 
 template <typename Io>
@@ -224,11 +225,10 @@ void field(Io& io, AttributeWrite& w) {
 
 template <typename Io>
 void field(Io& io, CaptureRegion& r) {
-  fields(io, r.kind, r.site, r.graph, r.stream, r.pool, r.mode, r.dynamo_traced, r.full_graph, r.function,
-         r.whole_function, r.target_qualified, r.param_values, r.callable, r.tuple_index,
-         r.callable_ref, r.handle,
-         r.span, r.inputs, r.outputs, r.pending, r.pending_ref, r.pending_scope, r.parent, r.lazy,
-         r.cache_keys);
+  fields(io, r.kind, r.site, r.graph, r.stream, r.pool, r.mode, r.dynamo_traced, r.full_graph,
+         r.function, r.whole_function, r.target_qualified, r.param_values, r.callable,
+         r.tuple_index, r.callable_ref, r.handle, r.span, r.inputs, r.outputs, r.pending,
+         r.pending_ref, r.pending_scope, r.parent, r.lazy, r.cache_keys);
 }
 
 template <typename Io>

@@ -117,8 +117,8 @@ std::int32_t FunctionLowering::tripsOf(TSNode node, int depth) const {
 void FunctionLowering::noteLength(const std::string& path, TSNode value) {
   const std::int32_t length = isNull(value) ? -1 : tripsOf(value, 0);
   const bool self_attribute = !self_name_.empty() && self_class_ >= 0 &&
-                              path.size() > self_name_.size() + 1 &&
-                              path.starts_with(self_name_) && path[self_name_.size()] == '.' &&
+                              path.size() > self_name_.size() + 1 && path.starts_with(self_name_) &&
+                              path[self_name_.size()] == '.' &&
                               path.find('.', self_name_.size() + 1) == std::string::npos;
   if (self_attribute) {
     auto [it, added] = file_.flow.attribute_lengths.try_emplace(

@@ -23,8 +23,7 @@ namespace {
 std::string_view wrapperOf(std::string_view qualified) {
   if (!qualified.starts_with("torch.")) return {};
   for (std::string_view wrapper : {"DistributedDataParallel", "FullyShardedDataParallel"}) {
-    if (qualified.ends_with(wrapper) &&
-        qualified[qualified.size() - wrapper.size() - 1] == '.') {
+    if (qualified.ends_with(wrapper) && qualified[qualified.size() - wrapper.size() - 1] == '.') {
       return wrapper;
     }
   }

@@ -61,13 +61,15 @@ bool breaksGraph(const RegionContext& context, const Event& event, std::string& 
 bool putsTensorOnCpu(const RegionContext& context, const Event& event, std::string& what) {
   if (reachedThroughCache(context) || (event.flags & kFlagRunsOnce) != 0) return false;
   if (event.kind == EventKind::kTensorOp && (event.flags & kFlagHostFactory) != 0) {
-    what = "`" + event.text + "` makes a tensor on the CPU (\"skipping cudagraphs due to cpu "
+    what = "`" + event.text +
+           "` makes a tensor on the CPU (\"skipping cudagraphs due to cpu "
            "device\")";
     return true;
   }
   if (event.kind == EventKind::kHostSync && event.api == "torch.Tensor.cpu" &&
       !context.resolve(event.subject).isKnownHost()) {
-    what = "`" + shown(event) + "` copies a tensor to the CPU inside the graph (\"skipping "
+    what = "`" + shown(event) +
+           "` copies a tensor to the CPU inside the graph (\"skipping "
            "cudagraphs due to cpu device\")";
     return true;
   }
@@ -168,8 +170,8 @@ class FragmentedGraphCheck final : public Check {
     std::string message;
     if (!breaks.empty()) {
       const std::size_t graphs = breaks.size() + 1;
-      message = "this function compiled with CUDA graphs is split into " +
-                std::to_string(graphs) + " graphs per call (more where a break repeats in a " +
+      message = "this function compiled with CUDA graphs is split into " + std::to_string(graphs) +
+                " graphs per call (more where a break repeats in a " +
                 "loop): Dynamo breaks it at " + listed(file, breaks) +
                 ", and each break returns to Python and launches the next graph after a gap";
     }
@@ -183,9 +185,9 @@ class FragmentedGraphCheck final : public Check {
     std::vector<RelatedLocation> related;
     for (const std::vector<Cause>* causes : {&breaks, &skips}) {
       for (const Cause& cause : *causes) {
-        related.push_back({cause.file->source, cause.event->range,
-                           (causes == &breaks ? "graph break: " : "CUDA graphs skipped: ") +
-                               cause.what});
+        related.push_back(
+            {cause.file->source, cause.event->range,
+             (causes == &breaks ? "graph break: " : "CUDA graphs skipped: ") + cause.what});
       }
     }
     sink.reportAt(file.source, region.site, std::move(message), std::move(related));

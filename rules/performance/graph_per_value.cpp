@@ -134,19 +134,23 @@ class GraphPerValueCheck final : public Check {
                                   ? "line " + lineOf(region.site)
                                   : region_file.source->path() + ":" + lineOf(region.site);
     std::string message =
-        "`" + key + "`, a size read straight from the data here, keys a cache of CUDA graphs "
-        "captured on first use (" + where +
+        "`" + key +
+        "`, a size read straight from the data here, keys a cache of CUDA graphs "
+        "captured on first use (" +
+        where +
         "): every new size captures and keeps another graph with its own memory pool, so "
         "memory and capture time grow with the number of distinct sizes";
     std::vector<RelatedLocation> related;
-    related.push_back({region_file.source, region.site,
-                       "a graph is captured here for each new `" + key + "`"});
+    related.push_back(
+        {region_file.source, region.site, "a graph is captured here for each new `" + key + "`"});
     sink.reportAt(file.source, bound.range, std::move(message), std::move(related));
   }
 };
 
 }  // namespace
 
-std::unique_ptr<Check> makeGraphPerValueCheck() { return std::make_unique<GraphPerValueCheck>(); }
+std::unique_ptr<Check> makeGraphPerValueCheck() {
+  return std::make_unique<GraphPerValueCheck>();
+}
 
 }  // namespace graphsafe

@@ -145,13 +145,13 @@ class InputCopiesOutweighGraphCheck final : public Check {
                      const Event& copy, const Event& replay, DiagnosticSink& sink) {
     const std::size_t ops = work.ops.size();
     const std::string holds = "only " + std::to_string(ops) +
-                              (ops == 1 ? " operation (" : " operations (") +
-                              operationsText(work) + ")";
+                              (ops == 1 ? " operation (" : " operations (") + operationsText(work) +
+                              ")";
     const bool cuda = file.language == Language::kCuda;
     std::string message = "`" + copyText(file, copy) + "` " +
                           (cuda ? "copies from the host into" : "fills") +
-                          " the graph's static input before every " +
-                          (cuda ? "launch" : "replay") + ", but the graph holds " + holds +
+                          " the graph's static input before every " + (cuda ? "launch" : "replay") +
+                          ", but the graph holds " + holds +
                           ": each copy is a launch of its own, so the replay saves no launch and "
                           "the copies can take longer than the graph";
     std::vector<RelatedLocation> related;

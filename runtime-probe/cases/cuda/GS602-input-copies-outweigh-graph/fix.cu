@@ -127,8 +127,7 @@ int main() {
   cudaGraph_t graph;
   CHECK_CAPTURE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
   for (int step = 0; step < kSteps; ++step) {
-    CHECK_CAPTURE(
-        cudaMemcpyAsync(d_x, h_x + step * kN, kBytes, cudaMemcpyHostToDevice, stream));
+    CHECK_CAPTURE(cudaMemcpyAsync(d_x, h_x + step * kN, kBytes, cudaMemcpyHostToDevice, stream));
     accumulate<<<1, kN, 0, stream>>>(d_x, d_acc);
   }
   CHECK_CAPTURE(cudaStreamEndCapture(stream, &graph));

@@ -144,8 +144,8 @@ int main() {
   CHECK(cudaMemsetAsync(d_out, 0, kExperts * sizeof(float), stream));
   CHECK(cudaGraphLaunch(exec, stream));
   std::vector<float> out(kExperts);
-  CHECK(cudaMemcpyAsync(out.data(), d_out, kExperts * sizeof(float), cudaMemcpyDeviceToHost,
-                        stream));
+  CHECK(
+      cudaMemcpyAsync(out.data(), d_out, kExperts * sizeof(float), cudaMemcpyDeviceToHost, stream));
   CHECK(cudaStreamSynchronize(stream));
   float sum = 0;
   for (float value : out) sum += value;
