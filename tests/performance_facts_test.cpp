@@ -79,7 +79,9 @@ TEST(LoopTrips, ForgetsANameBoundAgainAndKnowsSelfAttributes) {
   const FunctionModel& forward = function(model, "Layers.forward");
   EXPECT_EQ(trips(forward), (std::vector<std::int32_t>{36, -1, -1}));
   for (const Event& event : forward.events) {
-    if (event.kind == EventKind::kLoop) EXPECT_EQ(event.target, "s");
+    if (event.kind == EventKind::kLoop) {
+      EXPECT_EQ(event.target, "s");
+    }
   }
 }
 
@@ -134,7 +136,8 @@ TEST(GraphedCallable, KeepsTheCallableAsAReference) {
 TEST(TensorArithmetic, IsDeviceWorkBetweenTwoTensors) {
   const FileModel model = analyze(
       "import torch\n"
-      "def f(a: torch.Tensor, b: torch.Tensor, n: int):\n"
+      "def f(a: torch.Tensor, b: torch.Tensor):\n"
+      "    n = 3\n"
       "    c = a + b\n"
       "    d = a * 2\n"
       "    e = n + 1\n");

@@ -88,10 +88,15 @@ std::int32_t FunctionLowering::tripsOf(TSNode node, int depth) const {
     if (positional.empty() || positional.size() > 3) return -1;
     std::int64_t values[3] = {0, 0, 1};
     for (std::size_t i = 0; i < positional.size(); ++i) {
-      Constant constant = constantOf(positional[i], 0);
+      // A negative step is written as a unary minus, which constantOf does not fold.
+      TSNode bound = unparenthesize(file_.pool, positional[i]);
+      const bool negated =
+          is(bound, g_.unary_operator) && textOf(field(bound, g_.f_operator)) == "-";
+      Constant constant = constantOf(negated ? field(bound, g_.f_argument) : bound, 0);
       std::optional<std::int64_t> value =
           constant.known && !constant.sequence ? integerKey(constant.key) : std::nullopt;
       if (!value) return -1;
+      if (negated) *value = -*value;
       values[positional.size() == 1 ? 1 : i] = *value;
     }
     std::optional<std::int64_t> length = rangeLength(values[0], values[1], values[2]);
