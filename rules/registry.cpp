@@ -31,6 +31,11 @@ std::unique_ptr<Check> makeNoWarmupCheck();
 std::unique_ptr<Check> makeLazyCaptureInThreadCheck();
 std::unique_ptr<Check> makeHostBufferRaceCheck();
 std::unique_ptr<Check> makeConcurrentPoolReplayCheck();
+std::unique_ptr<Check> makeFragmentedGraphCheck();
+std::unique_ptr<Check> makeInputCopiesOutweighGraphCheck();
+std::unique_ptr<Check> makeDeferredGradientHooksCheck();
+std::unique_ptr<Check> makeTooManyStreamsCheck();
+std::unique_ptr<Check> makeGraphPerValueCheck();
 
 std::vector<std::unique_ptr<Check>> makeAllChecks() {
   std::vector<std::unique_ptr<Check>> checks;
@@ -61,6 +66,11 @@ std::vector<std::unique_ptr<Check>> makeAllChecks() {
   checks.push_back(makeLazyCaptureInThreadCheck());
   checks.push_back(makeHostBufferRaceCheck());
   checks.push_back(makeConcurrentPoolReplayCheck());
+  checks.push_back(makeFragmentedGraphCheck());
+  checks.push_back(makeInputCopiesOutweighGraphCheck());
+  checks.push_back(makeDeferredGradientHooksCheck());
+  checks.push_back(makeTooManyStreamsCheck());
+  checks.push_back(makeGraphPerValueCheck());
   return checks;
 }
 

@@ -1,8 +1,10 @@
 // The runtime probe's integrity, checked without a GPU: the newest results file measured the case
-// files exactly as they are now (SHA-256), every record names a case that exists, every rule has
-// cases (or a reason in runtime-probe/NO-CASE.md), the runner classifies correctly (its
-// self-test), and each case agrees with the static checks: a bug file gets its rule's diagnostic
-// on the line marked `# hazard: GSxxx` (`// hazard:` in C++), a fix file gets none of it.
+// files exactly as they are now (SHA-256), except the new ones runtime-probe/AWAITING-GPU.md lists
+// until a GPU run measures them, every record names a case that exists, the timing records of
+// the performance rules agree with their own numbers, every rule has cases (or a reason in
+// runtime-probe/NO-CASE.md), the runner classifies correctly (its self-test), and each case agrees
+// with the static checks: a bug file gets its rule's diagnostic on the line marked
+// `# hazard: GSxxx` (`// hazard:` in C++), a fix file gets none of it.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -113,6 +115,28 @@ std::map<std::string, json> recordsByPath(const json& report) {
   return records;
 }
 
+// The case files written since the newest run, which no GPU has measured yet:
+// "- `python/GS601-fragmented-graph/bug.py`" lines of runtime-probe/AWAITING-GPU.md.
+std::set<std::string> awaitingGpu() {
+  static const std::regex line(R"(^- `([^`]+)`)");
+  std::set<std::string> paths;
+  std::istringstream in(readFile(kProbeDir / "AWAITING-GPU.md"));
+  std::string text;
+  while (std::getline(in, text)) {
+    std::smatch match;
+    if (std::regex_search(text, match, line)) paths.insert(match[1].str());
+  }
+  return paths;
+}
+
+// The results schema the runner writes (`SCHEMA_VERSION = N` in runtime-probe/run).
+int runnerSchema() {
+  static const std::regex assignment(R"(\nSCHEMA_VERSION = ([0-9]+)\n)");
+  const std::string text = readFile(kProbeDir / "run");
+  std::smatch match;
+  return std::regex_search(text, match, assignment) ? std::stoi(match[1].str()) : 0;
+}
+
 std::string ruleIdOf(const std::string& case_path) {
   // "python/GS401-host-sync/bug.py" -> "GS401"
   const std::string dir = fs::path(case_path).parent_path().filename().string();
@@ -123,12 +147,15 @@ TEST(ProbeResults, NewestResultsFileParses) {
   auto results = newestResults();
   ASSERT_TRUE(results.has_value()) << "no parseable runtime-probe/results/*.json: " << kRerun;
   const json& report = results->report;
-  EXPECT_EQ(report.value("schema", 0), 1) << results->path;
+  // An older file stays valid until the next run writes the runner's schema.
+  ASSERT_GT(runnerSchema(), 0) << "no SCHEMA_VERSION in runtime-probe/run";
+  EXPECT_GE(report.value("schema", 0), 1) << results->path;
+  EXPECT_LE(report.value("schema", 0), runnerSchema()) << results->path;
   ASSERT_TRUE(report.contains("environment") && report["environment"].is_object());
   EXPECT_TRUE(report["environment"].contains("gpu")) << results->path;
   ASSERT_TRUE(report.contains("cases") && report["cases"].is_array()) << results->path;
-  const std::set<std::string> verdicts = {"reproduced", "correct", "not-reproduced",
-                                          "fix-wrong",  "timeout", "crash"};
+  const std::set<std::string> verdicts = {"reproduced", "correct",    "not-reproduced", "fix-wrong",
+                                          "slower",     "not-slower", "timeout",        "crash"};
   for (const json& record : report["cases"]) {
     ASSERT_TRUE(record.is_object());
     for (const char* key : {"path", "rule", "kind", "verdict", "sha256"}) {
@@ -148,17 +175,73 @@ TEST(ProbeResults, EveryCaseFileWasMeasuredAsItIsNow) {
   ASSERT_TRUE(results.has_value()) << kRerun;
   const auto records = recordsByPath(results->report);
   const std::vector<std::string> files = caseFiles();
+  const std::set<std::string> awaiting = awaitingGpu();
   ASSERT_FALSE(files.empty()) << "no case files under " << kCasesDir;
   for (const std::string& file : files) {
     auto record = records.find(file);
+    const std::string actual = sha256Of(kCasesDir / file);
+    ASSERT_EQ(actual.size(), 64u) << "sha256sum failed on " << file;
+    const bool measured =
+        record != records.end() && record->second.value("sha256", std::string()) == actual;
+    if (awaiting.count(file) != 0) {
+      // The list only shrinks: once a run measured the file as it is, it leaves the list.
+      EXPECT_FALSE(measured) << file << " was measured by " << results->path.filename()
+                             << ": remove it from runtime-probe/AWAITING-GPU.md";
+      continue;
+    }
     if (record == records.end()) {
       ADD_FAILURE() << file << " has no record in " << results->path.filename() << ": " << kRerun;
       continue;
     }
-    const std::string actual = sha256Of(kCasesDir / file);
-    ASSERT_EQ(actual.size(), 64u) << "sha256sum failed on " << file;
-    EXPECT_EQ(record->second.value("sha256", std::string()), actual)
-        << file << " changed after " << results->path.filename() << " measured it: " << kRerun;
+    EXPECT_TRUE(measured) << file << " changed after " << results->path.filename()
+                          << " measured it: " << kRerun;
+  }
+}
+
+TEST(ProbeResults, EveryCaseAwaitingAGpuExists) {
+  for (const std::string& file : awaitingGpu()) {
+    EXPECT_TRUE(fs::is_regular_file(kCasesDir / file))
+        << "runtime-probe/AWAITING-GPU.md lists " << file << ", which is no case file";
+  }
+}
+
+// The performance rules' cases are timing cases: each record holds its time per run, and a
+// bug's verdict is what its ratios to its fix say (slower: at least the threshold in every run).
+TEST(ProbeResults, TimingRecordsAgreeWithTheirNumbers) {
+  auto results = newestResults();
+  ASSERT_TRUE(results.has_value()) << kRerun;
+  const auto records = recordsByPath(results->report);
+  for (const auto& [path, record] : records) {
+    const std::string verdict = record.value("verdict", std::string());
+    const bool timing_rule = ruleIdOf(path).starts_with("GS6");
+    if (!timing_rule) {
+      EXPECT_NE(verdict, "slower") << path;
+      EXPECT_NE(verdict, "not-slower") << path;
+      continue;
+    }
+    if (verdict == "timeout" || verdict == "crash") continue;
+    ASSERT_TRUE(record.contains("timing") && record["timing"].is_object()) << path;
+    const json& timing = record["timing"];
+    const int runs = timing.value("runs", 0);
+    EXPECT_GE(runs, 1) << path;
+    ASSERT_TRUE(timing.contains("ms_per_iteration") && timing["ms_per_iteration"].is_array())
+        << path;
+    EXPECT_EQ(timing["ms_per_iteration"].size(), static_cast<std::size_t>(runs)) << path;
+    if (verdict != "slower" && verdict != "not-slower") continue;
+    ASSERT_TRUE(record.contains("ratio") && record["ratio"].is_object()) << path;
+    const json& ratio = record["ratio"];
+    const std::string fix = ratio.value("fix", std::string());
+    auto fix_record = records.find(fix);
+    ASSERT_NE(fix_record, records.end()) << path << " is compared with " << fix;
+    EXPECT_EQ(fix_record->second.value("verdict", std::string()), "correct") << fix;
+    ASSERT_TRUE(ratio.contains("per_run") && ratio["per_run"].is_array()) << path;
+    EXPECT_EQ(ratio["per_run"].size(), static_cast<std::size_t>(runs)) << path;
+    double least = 1e300;
+    for (const json& value : ratio["per_run"]) least = std::min(least, value.get<double>());
+    EXPECT_DOUBLE_EQ(ratio.value("min", 0.0), least) << path;
+    EXPECT_LE(ratio.value("min", 0.0), ratio.value("median", 0.0)) << path;
+    EXPECT_LE(ratio.value("median", 0.0), ratio.value("max", 0.0)) << path;
+    EXPECT_EQ(verdict, least >= ratio.value("threshold", 0.0) ? "slower" : "not-slower") << path;
   }
 }
 

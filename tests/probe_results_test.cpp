@@ -42,6 +42,45 @@ TEST(ProbeResults, LongValuesAreShortenedAtACharacterBoundary) {
   EXPECT_LT(m.capture_error.size(), 80u);
 }
 
+TEST(ProbeResults, TimingCasesGiveTheirRatioAndSpread) {
+  ProbeRun run = parseProbeRun("t.json", R"({"cases": [
+      {"path": "python/GS601-fragmented-graph/bug.py", "verdict": "slower", "observed": true,
+       "expected": true, "capture_error": null,
+       "timing": {"runs": 3, "ms_per_iteration": [0.41, 0.42, 0.4], "median_ms": 0.41},
+       "ratio": {"fix": "python/GS601-fragmented-graph/fix.py", "per_run": [2.4, 2.5, 2.3],
+                 "median": 2.4, "min": 2.3, "max": 2.5, "threshold": 1.2}},
+      {"path": "python/GS601-fragmented-graph/fix.py", "verdict": "correct", "observed": true,
+       "expected": true, "capture_error": null,
+       "timing": {"runs": 3, "ms_per_iteration": [0.17, 0.171, 0.18], "median_ms": 0.171}},
+      {"path": "python/GS601-fragmented-graph/bug_skipped.py", "verdict": "not-slower",
+       "observed": true, "expected": true, "capture_error": null,
+       "timing": {"runs": 3, "ms_per_iteration": [0.2, 0.2, 0.2], "median_ms": 0.2},
+       "ratio": {"fix": "python/GS601-fragmented-graph/fix.py", "per_run": [1.1, 1.3, 1.2],
+                 "median": 1.2, "min": 1.1, "max": 1.3, "threshold": 1.2}},
+      {"path": "python/GS601-fragmented-graph/bug_broken.py", "verdict": "crash",
+       "observed": null, "expected": null, "capture_error": null,
+       "timing": {"runs": 0, "ms_per_iteration": [], "median_ms": null}}
+    ]})");
+  const ProbeTiming& bug = run.cases.at("python/GS601-fragmented-graph/bug.py").timing;
+  EXPECT_EQ(bug.runs, 3u);
+  EXPECT_DOUBLE_EQ(bug.median_ms, 0.41);
+  EXPECT_EQ(bug.fix, "python/GS601-fragmented-graph/fix.py");
+  EXPECT_DOUBLE_EQ(bug.ratio_min, 2.3);
+  EXPECT_EQ(run.cases.at("python/GS601-fragmented-graph/bug_broken.py").timing.runs, 0u);
+
+  auto text = [&](const char* path) { return measurementText(run, {"python", path}); };
+  EXPECT_EQ(text("python/GS601-fragmented-graph/bug.py"),
+            "slower: 2.40x the time per iteration of fix.py (2.30x to 2.50x over 3 runs; "
+            "0.41 ms against 0.171 ms)");
+  EXPECT_EQ(text("python/GS601-fragmented-graph/fix.py"),
+            "correct: 0.171 ms per iteration (median of 3 runs)");
+  EXPECT_EQ(text("python/GS601-fragmented-graph/bug_skipped.py"),
+            "not-slower: 1.20x the time per iteration of fix.py (1.10x to 1.30x over 3 runs; "
+            "0.2 ms against 0.171 ms)");
+  EXPECT_EQ(text("python/GS601-fragmented-graph/bug_broken.py"), "crash");
+  EXPECT_EQ(text("python/GS601-fragmented-graph/bug_new.py"), "not in the latest run");
+}
+
 TEST(ProbeResults, MalformedFilesGiveAnEmptyRun) {
   for (const char* text : {"", "{", "[]", R"({"cases": 3})", R"({"cases": [1, {"path": 2}]})"}) {
     EXPECT_TRUE(parseProbeRun("bad.json", text).empty()) << text;

@@ -53,6 +53,11 @@ const std::vector<std::pair<std::string, std::string>> kStableRules = {
     {"GS404", "lazy-capture-in-thread"},
     {"GS501", "host-buffer-race"},
     {"GS502", "concurrent-pool-replay"},
+    {"GS601", "fragmented-graph"},
+    {"GS602", "input-copies-outweigh-graph"},
+    {"GS603", "deferred-gradient-hooks"},
+    {"GS604", "too-many-streams"},
+    {"GS605", "graph-per-value"},
 };
 
 const RuleCatalog& catalog() {
@@ -81,8 +86,9 @@ TEST(RuleCatalog, IsSortedByIdAndFindsByIdOrName) {
 
 TEST(RuleCatalog, SeverityAndTracedFollowTheRuleTable) {
   // Heuristics are warnings; the (T) rules of RULES.md also fire in torch.compile regions.
-  const std::set<std::string> warnings = {"GS108", "GS403", "GS404"};
-  const std::set<std::string> traced = {"GS101", "GS201", "GS203", "GS401"};
+  const std::set<std::string> warnings = {"GS108", "GS403", "GS404", "GS601",
+                                          "GS602", "GS603", "GS604", "GS605"};
+  const std::set<std::string> traced = {"GS101", "GS201", "GS203", "GS401", "GS601"};
   for (const RuleInfo& rule : catalog().rules()) {
     EXPECT_EQ(rule.severity, warnings.count(rule.id) != 0 ? Severity::kWarning : Severity::kError)
         << rule.id;
@@ -98,6 +104,9 @@ TEST(RuleCatalog, LanguagesFollowTheRuleTable) {
   EXPECT_EQ(languages("GS304"), (Languages{"cuda"}));
   EXPECT_EQ(languages("GS401"), (Languages{"python", "cuda"}));
   EXPECT_EQ(languages("GS501"), (Languages{"python", "cuda"}));
+  EXPECT_EQ(languages("GS601"), (Languages{"python"}));
+  EXPECT_EQ(languages("GS602"), (Languages{"python", "cuda"}));
+  EXPECT_EQ(languages("GS604"), (Languages{"python", "cuda"}));
 }
 
 TEST(RuleCatalog, EveryEntryLivesInItsFamilyFolder) {

@@ -35,6 +35,32 @@ std::string innermostError(const std::string& chain) {
   return shortened(arrow == std::string::npos ? chain : chain.substr(arrow + 4));
 }
 
+double numberField(const nlohmann::json& object, const char* key) {
+  auto it = object.find(key);
+  return it != object.end() && it->is_number() ? it->get<double>() : 0.0;
+}
+
+// "timing": {"runs": 3, "median_ms": 0.41, ...} and, for a bug, "ratio": {"fix": "...",
+// "median": 2.4, "min": 2.3, "max": 2.5}. Anything malformed leaves the timing empty.
+ProbeTiming timingOf(const nlohmann::json& entry) {
+  ProbeTiming timing;
+  auto it = entry.find("timing");
+  if (it == entry.end() || !it->is_object()) return timing;
+  const double runs = numberField(*it, "runs");
+  const double median_ms = numberField(*it, "median_ms");
+  if (runs < 1 || median_ms <= 0) return timing;
+  timing.runs = static_cast<std::size_t>(runs);
+  timing.median_ms = median_ms;
+  if (auto ratio = entry.find("ratio"); ratio != entry.end() && ratio->is_object()) {
+    timing.fix = stringField(*ratio, "fix");
+    timing.ratio_median = numberField(*ratio, "median");
+    timing.ratio_min = numberField(*ratio, "min");
+    timing.ratio_max = numberField(*ratio, "max");
+    if (timing.ratio_median <= 0) timing.fix.clear();
+  }
+  return timing;
+}
+
 }  // namespace
 
 ProbeRun parseProbeRun(std::string_view name, std::string_view json_text) {
@@ -63,6 +89,7 @@ ProbeRun parseProbeRun(std::string_view name, std::string_view json_text) {
     if (auto it = entry.find("observed"); it != entry.end()) measured.observed = compact(*it);
     if (auto it = entry.find("expected"); it != entry.end()) measured.expected = compact(*it);
     measured.capture_error = innermostError(stringField(entry, "capture_error"));
+    measured.timing = timingOf(entry);
   }
   return run;
 }

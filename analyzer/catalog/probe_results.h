@@ -9,11 +9,24 @@
 
 namespace graphsafe {
 
+// A timing case's measurement (the performance rules: bug and fix both correct, each timed).
+struct ProbeTiming {
+  std::size_t runs = 0;  // repeated runs of the case
+  double median_ms = 0;  // its time per iteration, median over the runs
+  // A bug: its time over its fix's, run by run; the fix it was measured against.
+  std::string fix;  // path under runtime-probe/cases/, "" for a fix
+  double ratio_median = 0;
+  double ratio_min = 0;
+  double ratio_max = 0;
+};
+
 struct ProbeMeasurement {
-  std::string verdict;        // reproduced, correct, not-reproduced, fix-wrong, timeout, crash
+  std::string verdict;        // reproduced, correct, not-reproduced, fix-wrong, slower,
+                              // not-slower, timeout, crash
   std::string observed;       // compact JSON, shortened
   std::string expected;       // compact JSON, shortened
   std::string capture_error;  // the innermost error the capture raised, shortened; "" if none
+  ProbeTiming timing;         // runs == 0 when the case is not a timing case
 };
 
 struct ProbeRun {

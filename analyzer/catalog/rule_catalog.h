@@ -27,7 +27,8 @@ struct RuleInfo {
   std::string id;      // "GS401"
   std::string name;    // "host-sync"
   std::string family;  // "frozen-choice", "frozen-pointers", "missing-nodes",
-                       // "refused-by-capture", "async-replay" (analyzer/catalog/rule_family.h)
+                       // "refused-by-capture", "async-replay", "performance"
+                       // (analyzer/catalog/rule_family.h)
   Severity severity = Severity::kError;
   std::vector<std::string> languages;  // "python", "cuda"
   bool applies_when_traced = false;    // (T) in RULES.md: also fires in Dynamo-traced regions

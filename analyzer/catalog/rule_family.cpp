@@ -7,7 +7,7 @@ namespace graphsafe {
 
 namespace {
 
-constexpr std::array<RuleFamily, 5> kFamilies = {{
+constexpr std::array<RuleFamily, 6> kFamilies = {{
     {'1', "frozen-choice", "frozen_choice", "Frozen choice",
      "decisions the CPU made during capture become constants of the graph"},
     {'2', "frozen-pointers", "frozen_pointers", "Frozen pointers",
@@ -18,6 +18,9 @@ constexpr std::array<RuleFamily, 5> kFamilies = {{
      "operations that capture does not allow: the capture fails"},
     {'5', "async-replay", "async_replay", "Async replay",
      "replay only enqueues work; the CPU and other streams race it"},
+    {'6', "performance", "performance", "Performance",
+     "graphs that replay correctly but slowly: split, skipped, outweighed by their input copies, "
+     "serialized, or captured anew for every value"},
 }};
 
 }  // namespace

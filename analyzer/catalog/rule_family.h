@@ -1,8 +1,8 @@
 #pragma once
 
-// The five families of the catalog: the four ways a recording goes wrong, plus what capture
-// refuses outright. A rule's family is the hundreds digit of its ID (GS1xx = frozen choice), and
-// its catalog entry lives in the family's folder under rules/.
+// The six families of the catalog: the four ways a recording goes wrong, what capture refuses
+// outright, and graphs that are correct but slow. A rule's family is the hundreds digit of its ID
+// (GS1xx = frozen choice), and its catalog entry lives in the family's folder under rules/.
 
 #include <span>
 #include <string>

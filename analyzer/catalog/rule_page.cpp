@@ -1,5 +1,7 @@
 #include "analyzer/catalog/rule_page.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <string_view>
@@ -201,18 +203,51 @@ void addMarkdownExamples(std::string& out, const std::vector<CodeExample>& examp
   }
 }
 
-// What the newest probe run measured for one case: "reproduced: observed ..., expected ...".
-std::string measurementOf(const ProbeCase& probe) {
-  const ProbeRun& run = probeRun();
+// A timing case: "slower: 2.41x the time per iteration of fix.py (2.30x to 2.52x over 3 runs;
+// 0.412 ms against 0.171 ms)", or a fix's "correct: 0.171 ms per iteration (median of 3 runs)".
+std::string timingMeasurement(const ProbeRun& run, const ProbeCase& probe,
+                              const ProbeMeasurement& m) {
+  const ProbeTiming& t = m.timing;
+  if (t.fix.empty()) {
+    return fmt::format("{}: {:.4g} ms per iteration (median of {} runs)", m.verdict, t.median_ms,
+                       t.runs);
+  }
+  const std::string folder = probe.path.substr(0, probe.path.rfind('/') + 1);
+  const std::string fix = t.fix.starts_with(folder) ? t.fix.substr(folder.size()) : t.fix;
+  std::string out = fmt::format(
+      "{}: {:.2f}x the time per iteration of {} ({:.2f}x to {:.2f}x "
+      "over {} runs",
+      m.verdict, t.ratio_median, fix, t.ratio_min, t.ratio_max, t.runs);
+  auto measured_fix = run.cases.find(t.fix);
+  if (measured_fix != run.cases.end() && measured_fix->second.timing.runs > 0) {
+    out += fmt::format("; {:.4g} ms against {:.4g} ms", t.median_ms,
+                       measured_fix->second.timing.median_ms);
+  }
+  return out + ")";
+}
+
+}  // namespace
+
+std::string measurementText(const ProbeRun& run, const ProbeCase& probe) {
   auto it = run.cases.find(probe.path);
   if (it == run.cases.end()) return "not in the latest run";
   const ProbeMeasurement& m = it->second;
+  if (m.timing.runs > 0 && m.capture_error.empty() &&
+      (m.verdict == "slower" || m.verdict == "not-slower" || m.verdict == "correct")) {
+    return timingMeasurement(run, probe, m);
+  }
   std::string out = m.verdict;
   if (!m.capture_error.empty()) return out + ": the capture failed with " + m.capture_error;
   if (m.observed.empty()) return out;
   out += ": observed " + m.observed;
   if (m.verdict != "correct" && !m.expected.empty()) out += ", correct is " + m.expected;
   return out;
+}
+
+namespace {
+
+std::string measurementOf(const ProbeCase& probe) {
+  return measurementText(probeRun(), probe);
 }
 
 // "Last run on NVIDIA H200, ... (runtime-probe/results/2026-11-29-nvidia-h200.md)".

@@ -98,6 +98,11 @@ enum EventFlag : std::uint32_t {
                                     // function pointer, a std::function, a callable parameter)
                                     // or a call that depends on a template parameter; `target`
                                     // says which, for the calls not followed
+  kFlagSizeRead = 1u << 20,         // kBind: the value is a size read straight from data
+                                    // (`x.shape[0]`, `x.size(1)`, `x.numel()`, `len(batch)`),
+                                    // with no rounding, bucketing or lookup on the way
+  kFlagHostFactory = 1u << 21,      // kTensorOp: a factory that makes its tensor in host memory
+                                    // (`torch.zeros(n)` with no device, `device="cpu"`)
 };
 
 // A test the code around an event makes before the event runs, from `if`, `and`/`or`, ternary,
@@ -180,6 +185,10 @@ struct Event {
   // kStore: the kept value as a reference (FileModel::references), so that the program model
   // can tell what a call returned (`outs.append(runner.run(x))`); kNoRef when not known.
   RefId value = kNoRef;
+  // kLoop: how many times the body runs, when the code says so without running it
+  // (`range(64)`, a list display or comprehension of known length, `for (int i = 0; i < 64;
+  // ++i)`); -1 when not known. Its `target` is the loop's variables as written ("i", "i, s").
+  std::int32_t trips = -1;
   // What lowering could not classify, as a reference, so that the program model can: for
   // kHostSync reading a tensor and kTensorOp copying one to the device, that tensor (where it
   // lives: `self.table`, set in __init__ from a CPU factory; a helper's result); for kStreamUse
@@ -241,6 +250,13 @@ struct StreamHandoff {
   std::string escape;  // the default stream it passes, in a finding's words; "" when none
 };
 
+// A lazy-initialization guard that caches by a key (`if bs not in self.graphs:`): the code it
+// runs once per key, and the names of the key.
+struct CacheGuard {
+  SourceRange body;
+  std::vector<std::string> keys;
+};
+
 struct FunctionModel {
   std::string name;               // "forward"
   std::string qualified_name;     // module-relative: "Model.forward", "outer.<locals>.inner"
@@ -269,6 +285,8 @@ struct FunctionModel {
   // here, or passed on to a call (bit i: params[i]).
   std::vector<StaticTest> tests;
   std::uint64_t literal_params = 0;
+  // Python: its lazy-initialization guards that cache by a key, in source order.
+  std::vector<CacheGuard> cache_guards;
   // What the program model needs to type calls across files:
   FunctionId parent = kNoFunction;  // the enclosing function (0 = module level)
   std::int32_t class_index = -1;    // the class (FileModel::classes) whose body defines it
@@ -343,6 +361,9 @@ struct CaptureRegion {
   // Capture mode: "global", "thread_local", "relaxed"; "" when not known (the default is global).
   std::string mode;
   bool dynamo_traced = false;
+  // kCompiled: compiled with `fullgraph=True`, so Dynamo raises at a graph break instead of
+  // splitting the graph.
+  bool full_graph = false;
   // The function that holds the region's code. For body regions (with, begin/end) the events of
   // `function` whose `region` field equals this region's index run under capture; for
   // callable regions (graphed callables, compiled functions) the whole function does.
@@ -357,6 +378,10 @@ struct CaptureRegion {
   // callables (-1 when one callable was passed on its own). Regions of one call share `site`.
   std::string callable;
   std::int32_t tuple_index = -1;
+  // Graphed callables: that callable or module as a reference of the function the call is made
+  // in (CaptureFlow::home), for the program model to type (a module wrapped in
+  // DistributedDataParallel); kNoRef when lowering has none.
+  RefId callable_ref = kNoRef;
   // Flow between capture and replay.
   // The name the program replays the region by, as a path: the graph object ("g",
   // "self.graphs"), the variable bound to the graphed/compiled callable, or the decorated

@@ -11,7 +11,7 @@ namespace {
 
 // Bumped whenever a field of the model is added, removed or reordered: the two sides of a pipe
 // are always one build, but a stale worker binary must fail loudly, not decode garbage.
-constexpr std::string_view kMagic = "graphsafe-model 7\n";
+constexpr std::string_view kMagic = "graphsafe-model 8\n";
 
 class Writer {
  public:
@@ -168,7 +168,7 @@ template <typename Io>
 void field(Io& io, Event& e) {
   fields(io, e.kind, e.range, e.api, e.text, e.subject, e.args, e.keywords, e.flags,
          e.arguments_complete, e.test, e.callee, e.callee_qualified, e.region, e.call, e.target,
-         e.source, e.output_of, e.value, e.operand);
+         e.source, e.output_of, e.value, e.trips, e.operand);
 }
 
 template <typename Io>
@@ -188,6 +188,11 @@ void field(Io& io, ContextBlock& c) {
 }
 
 template <typename Io>
+void field(Io& io, CacheGuard& g) {
+  fields(io, g.body, g.keys);
+}
+
+template <typename Io>
 void field(Io& io, StreamParameterUse& u) {
   fields(io, u.param, u.at, u.api);
 }
@@ -200,11 +205,11 @@ void field(Io& io, StreamHandoff& h) {
 template <typename Io>
 void field(Io& io, FunctionModel& f) {
   fields(io, f.name, f.qualified_name, f.range, f.body, f.params, f.events, f.is_method,
-         f.is_module_level, f.memoized, f.loops, f.contexts, f.tests, f.literal_params, f.parent,
-         f.class_index, f.has_self, f.is_classmethod, f.is_staticmethod, f.is_property, f.is_lambda,
-         f.is_generator, f.returns, f.yields, f.decorators, f.yield_region, f.returned_output,
-         f.returned_output_at, f.builtin_calls, f.stream_params, f.stream_handoffs, f.once_blocks,
-         f.branches);
+         f.is_module_level, f.memoized, f.loops, f.contexts, f.tests, f.literal_params,
+         f.cache_guards, f.parent, f.class_index, f.has_self, f.is_classmethod, f.is_staticmethod,
+         f.is_property, f.is_lambda, f.is_generator, f.returns, f.yields, f.decorators,
+         f.yield_region, f.returned_output, f.returned_output_at, f.builtin_calls, f.stream_params,
+         f.stream_handoffs, f.once_blocks, f.branches);
 }
 
 template <typename Io>
@@ -225,10 +230,10 @@ void field(Io& io, ElementWrite& w) {
 
 template <typename Io>
 void field(Io& io, CaptureRegion& r) {
-  fields(io, r.kind, r.site, r.graph, r.stream, r.pool, r.mode, r.dynamo_traced, r.function,
-         r.whole_function, r.target_qualified, r.param_values, r.callable, r.tuple_index, r.handle,
-         r.span, r.inputs, r.outputs, r.pending, r.pending_ref, r.pending_scope, r.parent, r.lazy,
-         r.cache_keys, r.guard);
+  fields(io, r.kind, r.site, r.graph, r.stream, r.pool, r.mode, r.dynamo_traced, r.full_graph,
+         r.function, r.whole_function, r.target_qualified, r.param_values, r.callable,
+         r.tuple_index, r.callable_ref, r.handle, r.span, r.inputs, r.outputs, r.pending,
+         r.pending_ref, r.pending_scope, r.parent, r.lazy, r.cache_keys, r.guard);
 }
 
 template <typename Io>

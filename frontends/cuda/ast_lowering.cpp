@@ -11,6 +11,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -394,6 +395,7 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
   bool TraverseForStmt(clang::ForStmt* loop) {
     if (function_ == nullptr) return Base::TraverseForStmt(loop);
     LoopScope scope(*this, loop, loop->getBody());
+    noteTrips(loop);
     TraverseStmt(loop->getInit());
     if (const auto* init = dyn_cast_or_null<clang::DeclStmt>(loop->getInit())) {
       for (const clang::Decl* decl : init->decls()) {
@@ -870,6 +872,59 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
   static void constant(ArgFacts& facts, ValueOrigin origin) {
     facts.value.kind = ValueKind::kHostConstant;
     facts.value.origin = origin;
+  }
+
+  std::optional<std::int64_t> constantInteger(const clang::Expr* expr) const {
+    clang::Expr::EvalResult result;
+    if (expr == nullptr || !evaluatesToConstant(expr) || !expr->EvaluateAsInt(result, context_)) {
+      return std::nullopt;
+    }
+    return result.Val.getInt().getExtValue();
+  }
+
+  // `for (int i = 0; i < 64; ++i)`: a kLoop event with how many times the body runs, when the
+  // bounds are constants and the index steps by one.
+  void noteTrips(const clang::ForStmt* loop) {
+    const auto* init = dyn_cast_or_null<clang::DeclStmt>(loop->getInit());
+    const auto* var = init != nullptr && init->isSingleDecl()
+                          ? dyn_cast<clang::VarDecl>(init->getSingleDecl())
+                          : nullptr;
+    if (var == nullptr || !var->getType()->isIntegerType()) return;
+    auto isIndex = [&](const clang::Expr* expr) {
+      const auto* ref = dyn_cast_or_null<clang::DeclRefExpr>(
+          expr != nullptr ? expr->IgnoreParenImpCasts() : nullptr);
+      return ref != nullptr && ref->getDecl()->getCanonicalDecl() == var->getCanonicalDecl();
+    };
+    const clang::Expr* inc = loop->getInc() != nullptr ? loop->getInc()->IgnoreParens() : nullptr;
+    bool steps_by_one = false;
+    if (const auto* unary = dyn_cast_or_null<clang::UnaryOperator>(inc)) {
+      steps_by_one = unary->isIncrementOp() && isIndex(unary->getSubExpr());
+    } else if (const auto* compound = dyn_cast_or_null<clang::CompoundAssignOperator>(inc)) {
+      steps_by_one = compound->getOpcode() == clang::BO_AddAssign && isIndex(compound->getLHS()) &&
+                     constantInteger(compound->getRHS()) == 1;
+    }
+    const auto* cond = dyn_cast_or_null<clang::BinaryOperator>(
+        loop->getCond() != nullptr ? loop->getCond()->IgnoreParenImpCasts() : nullptr);
+    if (!steps_by_one || cond == nullptr || !isIndex(cond->getLHS())) return;
+    std::optional<std::int64_t> start = constantInteger(var->getInit());
+    std::optional<std::int64_t> stop = constantInteger(cond->getRHS());
+    if (!start || !stop) return;
+    std::int64_t trips = 0;
+    switch (cond->getOpcode()) {
+      case clang::BO_LT:
+      case clang::BO_NE:
+        trips = *stop - *start;
+        break;
+      case clang::BO_LE:
+        trips = *stop - *start + 1;
+        break;
+      default:
+        return;
+    }
+    if (trips < 0 || trips > std::numeric_limits<std::int32_t>::max()) return;
+    RawItem& item = addItem(ItemRole::kEvent, EventKind::kLoop, loop->getCond(), "for");
+    item.event.trips = static_cast<std::int32_t>(trips);
+    item.event.target = var->getNameAsString();
   }
 
   bool evaluatesToConstant(const clang::Expr* expr) const {

@@ -993,6 +993,7 @@ void FunctionLowering::graphedCallables(TSNode call, const Arguments& arguments)
     region.function = target;
     region.target_qualified = std::move(qualified);
     region.callable = flowPath(node);
+    region.callable_ref = info.ref;
     region.tuple_index = in_tuple ? position : -1;
     if (target != kNoFunction) {
       // Graphed callables are called with the static tensors of the sample arguments.
@@ -1018,6 +1019,11 @@ void FunctionLowering::compileRegion(const ExprInfo& target, TSNode site, RefId 
   region.kind = RegionKind::kCompiled;
   region.site = file_.text.range(site);
   region.dynamo_traced = true;
+  if (is(site, g_.call)) {
+    CallArguments arguments;
+    readArguments(file_.pool, file_.text, field(site, g_.f_arguments), arguments);
+    region.full_graph = compileIsFullGraph(file_.pool, arguments);
+  }
   region.whole_function = true;
   region.function = function;
   region.target_qualified = std::move(qualified);

@@ -710,6 +710,12 @@ void FunctionLowering::lowerIf(TSNode node) {
   if (lazy) {
     ++host_.lazy_depth;
     noteCacheKeys(field(node, g_.f_condition), host_.cache_keys);
+    if (host_.cache_keys.size() > keys_before && !quiet()) {
+      file_.model.functions[id_].cache_guards.push_back(
+          {file_.text.range(field(node, g_.f_consequence)),
+           {host_.cache_keys.begin() + static_cast<std::ptrdiff_t>(keys_before),
+            host_.cache_keys.end()}});
+    }
   }
   NarrowMark narrowed = narrowBy(field(node, g_.f_condition), true);
   bool tests_none = false;
@@ -779,6 +785,8 @@ void FunctionLowering::lowerFor(TSNode node) {
     event.api = "for";
     event.text = file_.text.brief(right);
     event.subject = described(iterable.value, right);
+    event.target = file_.text.brief(left);
+    event.trips = tripsOf(right, 0);
   }
   const std::size_t targets_from = events_.size();
   bindLoopTarget(left, right, iterable);
@@ -1238,7 +1246,8 @@ ExprInfo FunctionLowering::evalBinary(TSNode node) {
     info.mask = (lhs.mask || rhs.mask) && mayBeTensor(info.value);
   }
   // A host scalar meeting a tensor: later rules look for values frozen into the op. A side only
-  // the program model can type (a helper's result) may be the tensor.
+  // the program model can type (a helper's result) may be the tensor. Between two
+  // tensors it is device work all the same, which rules count (GS602's size of a graph).
   auto typable = [](const ExprInfo& side) {
     return mayBeTensor(side.value) ||
            (!side.value.isKnownHost() && side.object == ObjectKind::kNone && side.ref != kNoRef);
@@ -1246,10 +1255,7 @@ ExprInfo FunctionLowering::evalBinary(TSNode node) {
   bool tensor_side = typable(lhs) || typable(rhs);
   // x @ w with w a weight: autocast casts w, and may read a cached cast (GS204).
   bool weights = op_text == "@" && (lhs.leaf || rhs.leaf);
-  // a @ b: a library op (cuBLAS) even between two tensors; its first run needs a warm-up (GS403).
-  bool product = op_text == "@" && tensor_side;
-  if (!quiet() &&
-      (weights || product || (tensor_side && !(lhs.value.isTensor() && rhs.value.isTensor())))) {
+  if (!quiet() && (weights || tensor_side)) {
     Event& event = emit(EventKind::kTensorOp, node);
     event.api = operatorApi(op_text);
     event.text = file_.text.brief(node);

@@ -202,6 +202,7 @@ void FileLowering::addDecoratorRegions() {
       region.kind = RegionKind::kCompiled;
       region.site = text.range(it.node());
       region.dynamo_traced = true;
+      region.full_graph = compileIsFullGraph(pool, arguments);
       region.whole_function = true;
       region.function = id;
       region.handle = model.functions[id].qualified_name;  // replayed by calling it

@@ -212,6 +212,7 @@ void FunctionLowering::noteBinding(TSNode target, const ExprInfo& info, TSNode v
       flow_.containers.erase(path);
     }
   }
+  noteLength(path, augmented ? TSNode{} : value);
   if (quiet()) return;
   if (isNull(value)) {
     // Comprehension variables live in their own scope: they rebind nothing outside. (Only
@@ -283,10 +284,27 @@ void FunctionLowering::noteBinding(TSNode target, const ExprInfo& info, TSNode v
     if (info.value.isTensor() && event.source.empty() && computed) {
       event.flags |= kFlagFreshTensor;
     }
+    if (isSizeRead(shown)) event.flags |= kFlagSizeRead;
   }
   if (is(target, g_.attribute) && info.output_of >= 0 && !isNull(value)) {
     emitStore("setattr", std::move(path), value, info);
   }
+}
+
+bool FunctionLowering::isSizeRead(TSNode node) const {
+  auto attributeNamed = [&](TSNode candidate, std::initializer_list<std::string_view> names) {
+    if (!is(candidate, g_.attribute)) return false;
+    const std::string_view name = textOf(field(candidate, g_.f_attribute));
+    return std::find(names.begin(), names.end(), name) != names.end();
+  };
+  // x.shape, x.shape[0], x.size()[1]
+  TSNode base = is(node, g_.subscript) ? unparenthesize(file_.pool, field(node, g_.f_value)) : node;
+  if (attributeNamed(base, {"shape"})) return true;
+  if (!is(base, g_.call)) return false;
+  TSNode function = field(base, g_.f_function);
+  // x.size(0), x.numel(), len(batch)
+  if (attributeNamed(function, {"size", "numel"})) return true;
+  return ts_node_eq(base, node) && isUnshadowedBuiltin(function, "len");
 }
 
 void FunctionLowering::noteSubscriptStore(TSNode target, const ExprInfo& base, const ExprInfo& info,

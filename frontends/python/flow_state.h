@@ -31,6 +31,9 @@ struct FileFlow {
   // (class index, attribute) pairs bound inside a body region: the region's outputs, read by
   // the class's other methods.
   std::map<std::pair<std::int32_t, std::string>, std::int32_t> attribute_outputs;
+  // (class index, attribute) pairs that methods bind to lists of a known length (loop_trips.cpp):
+  // that length, or -1 where two bindings disagree.
+  std::map<std::pair<std::int32_t, std::string>, std::int32_t> attribute_lengths;
 };
 
 // Per function lowering.
@@ -39,6 +42,8 @@ struct FunctionFlow {
   std::unordered_map<std::int32_t, std::unordered_set<std::string>> bound_in_region;
   // Paths this function bound to a list, dict, set or deque (and did not rebind otherwise).
   std::unordered_set<std::string> containers;
+  // Names this function bound (last) to a list or tuple of known length (loop_trips.cpp).
+  std::unordered_map<std::string, std::int32_t> lengths;
   // self.<attr> paths this function bound, with what it bound them to last.
   std::unordered_map<std::string, Value> self_values;
   // Names whose read was already recorded as an external read of this function.

@@ -285,6 +285,15 @@ class FunctionLowering {
   // no function, so that its calls and outputs are known.
   bool isOpaqueCallable(const ExprInfo& info) const;
   std::string flowPath(TSNode node) const;
+  // `x.shape[0]`, `x.size(1)`, `x.numel()`, `len(batch)`: a size read straight from data.
+  bool isSizeRead(TSNode node) const;
+  // ---- loops of known length (loop_trips.cpp) ----
+  // How many elements iterating `node` gives, when the code says so: range() of constants, a
+  // list or tuple display, a comprehension over one of those, enumerate/zip/reversed of them, a
+  // name or self attribute bound to one; -1 when not known.
+  std::int32_t tripsOf(TSNode node, int depth) const;
+  // The length a binding of `path` to `value` gives it (or forgets), for later loops over it.
+  void noteLength(const std::string& path, TSNode value);
   // ---- modules handed to make_graphed_callables (graphed_modules.cpp) ----
   std::int32_t literalIndex(TSNode subscript) const;
   void noteSubmoduleLoop(TSNode target, TSNode iterable);

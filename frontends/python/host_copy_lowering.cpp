@@ -93,7 +93,7 @@ std::uint32_t FunctionLowering::factoryCopy(std::string_view canonical, const Ar
   }
   result.pageable = !pinned && (device == DeviceKind::kCpu || default_host);
   result.pinned = pinned && (device == DeviceKind::kCpu || isNull(device_node));
-  return kFlagNone;
+  return result.pageable || result.pinned ? kFlagHostFactory : kFlagNone;
 }
 
 RefId FunctionLowering::memoryRef(const ExprInfo& info) const {

@@ -58,6 +58,11 @@ bool compileUsesCudaGraphs(CursorPool& pool, const SourceText& text,
   return false;
 }
 
+bool compileIsFullGraph(CursorPool& pool, const CallArguments& arguments) {
+  TSNode flag = unparenthesize(pool, arguments.find("fullgraph"));
+  return is(flag, Grammar::get().true_literal);
+}
+
 void graphedCallableNodes(CursorPool& pool, const CallArguments& arguments,
                           std::vector<TSNode>& out) {
   const Grammar& g = Grammar::get();

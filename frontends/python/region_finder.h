@@ -27,6 +27,9 @@ void describeCaptureBegin(const SourceText& text, const CallArguments& arguments
 bool compileUsesCudaGraphs(CursorPool& pool, const SourceText& text,
                            const CallArguments& arguments);
 
+// torch.compile(..., fullgraph=True): a graph break is an error, not a second graph.
+bool compileIsFullGraph(CursorPool& pool, const CallArguments& arguments);
+
 // The callables argument of make_graphed_callables, flattened one tuple/list level deep.
 void graphedCallableNodes(CursorPool& pool, const CallArguments& arguments,
                           std::vector<TSNode>& out);

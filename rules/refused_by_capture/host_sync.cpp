@@ -2,7 +2,7 @@
 // The frontends decide which calls synchronize (data tables per language); this check decides
 // whether the value involved is known well enough to say so.
 #include "analyzer/engine/check.h"
-#include "rules/frozen_choice/run_once_path.h"
+#include "rules/refused_by_capture/device_read.h"
 
 namespace graphsafe {
 
@@ -14,20 +14,7 @@ class HostSyncCheck final : public Check {
 
   void checkRegionEvent(const RegionContext& context, const Event& event,
                         DiagnosticSink& sink) const override {
-    if (event.kind != EventKind::kHostSync) return;
-    // A memoized builder or a lazy initialization: the warm-up ran it, the cache answers now.
-    if (reachedThroughCache(context) || (event.flags & kFlagRunsOnce) != 0) return;
-    Value subject = context.resolve(event.subject);
-    // Implicit syncs (int(t), print(t), f"{t}") are hazards only on values known to be tensors;
-    // tensor-only methods (.item(), .cpu()) only when the receiver is not known to be a host value.
-    if ((event.flags & kFlagNeedsTensor) != 0 && !subject.isTensor()) return;
-    if ((event.flags & kFlagNotKnownHost) != 0 && subject.isKnownHost()) return;
-    // A tensor in host memory (an attribute set from a CPU factory, a helper's `.cpu()`
-    // result): reading it waits for no device.
-    if ((event.flags & kFlagNotKnownHost) != 0 &&
-        context.tensorMemory(event.operand) != TensorMemory::kUnknown) {
-      return;
-    }
+    if (!readsDeviceValue(context, event)) return;
     sink.report(context, event.range, message(context, event));
   }
 
