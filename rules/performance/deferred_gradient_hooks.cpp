@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/engine/capture_flow.h"
+#include "analyzer/program/capture_flow.h"
 #include "analyzer/engine/check.h"
 #include "analyzer/program/program_model.h"
 
