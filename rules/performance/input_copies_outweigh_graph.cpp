@@ -13,9 +13,9 @@
 #include <tuple>
 #include <vector>
 
-#include "analyzer/program/capture_flow.h"
 #include "analyzer/engine/check.h"
 #include "analyzer/engine/region_walker.h"
+#include "analyzer/program/capture_flow.h"
 #include "analyzer/program/program_model.h"
 
 namespace graphsafe {
