@@ -121,8 +121,12 @@ class CycleBuilder {
         return;
       }
       if (span.begin <= existing.span.begin && existing.span.end <= span.end) {
+        // The wider span is what puts the rest of the body on the cycle: its reason, its depth.
         existing.span = span;
         existing.self_only = existing.self_only && self_only;
+        existing.via = via;
+        existing.via_function = via_function;
+        existing.depth = static_cast<std::uint8_t>(depth);
         return;
       }
     }

@@ -254,10 +254,25 @@ std::vector<FieldWrite> fieldWritesOnCycle(const ProgramModel& program, const Re
   // Written by the capturing function, called between replays, before it captures again
   // (`self.batch_size = max(...)` in a `_reinitialize()` the replaying call runs when the input
   // outgrows the graph): the new capture reads what was written.
+  // The same holds for a function that calls the capturing one after the write
+  // (`self.state = ...` in `_graph_reinitialize()`, then `self._full_graph_compile()`).
+  const std::uint32_t home_id =
+      home != nullptr ? program.functionId(*site.region_file, *home) : kNoId;
   auto recapturesAfter = [&](const CycleSpan& span, const FileModel& file,
                              const FunctionModel& writer, std::uint32_t position) {
-    return span.depth > 0 && &writer == home && !region.lazy && &file == site.region_file &&
-           position < program.captureFlow(file).span(site.region).begin;
+    if (span.depth == 0 || home == nullptr || region.lazy) return false;
+    if (&writer == home) {
+      return &file == site.region_file &&
+             position < program.captureFlow(file).span(site.region).begin;
+    }
+    const FrameId frame = program.plainFrame(file, writer);
+    for (const Event& event : writer.events) {
+      if (event.kind != EventKind::kCall || event.range.begin <= position) continue;
+      for (const CallTarget& target : program.callTargets(frame, file, event)) {
+        if (target.function == home_id) return true;
+      }
+    }
+    return false;
   };
   // The write, when it is on the cycle and on an object the read may be.
   auto consider = [&](const FileModel& file, FunctionId function, RefId target,
@@ -372,22 +387,22 @@ std::optional<Variation> ReplayVariance::global(const ReadSite& site, std::strin
   const std::uint32_t module_file = program_.moduleFile(module, *site.file);
   if (module_file == kNoId) return std::nullopt;
   const auto& files = program_.files();
+  const ReplayCycle& cycle = program_.replayCycle(*site.region_file, site.region);
   for (const auto& [write_file, write] : program_.writesNamed(name)) {
     if (write->function == kNoFunction || write->function == 0) continue;
     const FileModel& writer_file = files[write_file];
     if (write->function >= writer_file.functions.size()) continue;
     const FunctionModel& writer = writer_file.functions[write->function];
-    // Functions can run at any time, module code only once, at import.
-    const bool once = std::any_of(
-        writer.once_blocks.begin(), writer.once_blocks.end(),
-        [&](const SourceRange& block) { return CaptureFlow::contains(block, write->range.begin); });
-    if (once ||
+    // A function that rebinds the global between replays (a setup function that runs once, such
+    // as `initialize_model_parallel()`, is not on the cycle); once-blocks are off the cycle.
+    if (cycle.at(program_.functionId(writer_file, writer), write->range.begin, false) == nullptr ||
         !program_.isModule(program_.plainFrame(writer_file, writer), write->object, module_file)) {
       continue;
     }
-    Variation variation = because(
-        ValueOrigin::kGlobal, "it is a module global that `" + writer.qualified_name +
-                                  "()` assigns at " + place(writer_file, *site.file, write->range));
+    Variation variation =
+        because(ValueOrigin::kGlobal,
+                "it is a module global that `" + writer.qualified_name + "()` assigns at " +
+                    place(writer_file, *site.file, write->range) + ", between replays");
     variation.file = writer_file.source;
     variation.at = write->range;
     variation.note = "the global `" + std::string(name) + "` is assigned here";
@@ -396,7 +411,6 @@ std::optional<Variation> ReplayVariance::global(const ReadSite& site, std::strin
   // Module code that rebinds it on the region's cycle (a script's own replay loop).
   const FileModel& module_code = files[module_file];
   if (module_code.functions.empty()) return std::nullopt;
-  const ReplayCycle& cycle = program_.replayCycle(*site.region_file, site.region);
   const std::uint32_t top = program_.functionId(module_code, module_code.functions[0]);
   for (const Event& bind : module_code.functions[0].events) {
     if (bind.kind != EventKind::kBind || bind.target != name) continue;
