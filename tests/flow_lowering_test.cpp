@@ -13,7 +13,9 @@
 namespace graphsafe {
 namespace {
 
-FileModel analyze(std::string text) { return testing::lowerPython(std::move(text), "flow.py"); }
+FileModel analyze(std::string text) {
+  return testing::lowerPython(std::move(text), "flow.py");
+}
 
 const FunctionModel& function(const FileModel& model, std::string_view qualified) {
   return testing::functionNamed(model, qualified);

@@ -15,7 +15,9 @@
 namespace graphsafe {
 namespace {
 
-FileModel analyze(std::string text) { return testing::lowerPython(std::move(text)); }
+FileModel analyze(std::string text) {
+  return testing::lowerPython(std::move(text));
+}
 
 const FunctionModel& function(const FileModel& model, std::string_view qualified) {
   return testing::functionNamed(model, qualified);

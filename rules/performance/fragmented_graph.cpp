@@ -119,9 +119,8 @@ bool reachedThroughOneTarget(const ProgramModel& program, const RegionContext& c
   for (const CallStep& step : context.path) {
     if (step.file == nullptr || step.caller == nullptr || step.call == nullptr) continue;
     const auto frame = frames.find(step.call);
-    const program::FrameId caller = frame != frames.end()
-                                        ? frame->second
-                                        : program.plainFrame(*step.file, *step.caller);
+    const program::FrameId caller =
+        frame != frames.end() ? frame->second : program.plainFrame(*step.file, *step.caller);
     if (program.callTargets(caller, *step.file, *step.call).size() > 1) return false;
   }
   return true;
