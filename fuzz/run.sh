@@ -13,7 +13,8 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${GRAPHSAFE_FUZZ_BUILD_DIR:-$root/build-fuzz}"
 jobs="${GRAPHSAFE_BUILD_JOBS:-$(nproc)}"
-targets=(python_analysis config_yaml config_toml suppression_comment cuda_prefilter lsp_reader cuda_unit)
+targets=(python_analysis config_yaml config_toml suppression_comment cuda_prefilter lsp_reader cuda_unit
+         cache_entry text_output)
 
 usage() {
   sed -n '2,9p' "$0"
@@ -64,6 +65,8 @@ case "$target" in
   suppression_comment) flags+=(-dict="$root/fuzz/dictionaries/suppression.dict") ;;
   cuda_prefilter) flags+=(-dict="$root/fuzz/dictionaries/cuda.dict") ;;
   cuda_unit) flags+=(-max_len=8192 -dict="$root/fuzz/dictionaries/cuda.dict") ;;
+  cache_entry) flags+=(-max_len=65536) ;;
+  text_output) flags+=(-max_len=65536 -dict="$root/fuzz/dictionaries/python.dict") ;;
 esac
 
 # New inputs go to the first directory (the working corpus); the seeds are read only.

@@ -117,6 +117,22 @@ def main():
             write(out, source.stem, session)
         write(out, "garbage", b"junk\r\nContent-Length: 2\r\n\r\n{}" +
               b"Content-Length: x\r\n\r\n" + frame({"jsonrpc": "2.0", "id": [], "method": 1}))
+    elif target == "text_output":
+        # The first byte is the number of findings cut out of the rest.
+        for index, source in enumerate(python_sources(root)):
+            write(out, source.stem, bytes([index % 48]) + source.read_bytes())
+        write(out, "escapes", b"\x05s = '\x1b]52;c;ZWNobw==\x07'; \x1b[2J\r\x85 \xc2\x9b \xff\n")
+        write(out, "minified", b"\x2f" + b"torch.cuda.synchronize();" * 4000)
+    elif target == "cache_entry":
+        # Splices into the real entry at a few places (form 1), whole payloads (form 0) and
+        # unit entries (form 2).
+        for at in (0, 1, 8, 40, 200, 1000, 4000):
+            for text in (b"[", b"{", b'"x":' + b"[" * 64, b"null", b"]]]", b"\xff\xfe", b"1e999"):
+                write(out, "splice", b"\x01" + at.to_bytes(4, "little") + b"\x08\x00" + text)
+        for payload in (b"{}", b"[]", b'{"key": 1}', b"[" * 100000):
+            write(out, "whole", b"\x00" + payload)
+        for payload in (b'{"key": 1}\n', b"{}\ngraphsafe-model 4\n", b"\n" + bytes(range(256))):
+            write(out, "unit", b"\x02" + payload)
     elif target not in ("config_yaml", "config_toml"):
         sys.exit(f"seed_corpus.py: unknown target {target}")
 

@@ -1,7 +1,7 @@
 // Bad input, run through the graphsafe binary as CI would run it: every strange file gets a
 // clear notice (or is analyzed correctly), the rest of the run completes, and the exit code says
-// what happened (0 nothing found, 1 findings, 2 usage error). The corpus is generated here, in a
-// temporary directory, so that nothing large is committed.
+// what happened (0 nothing found, 1 findings, 2 usage error or a file skipped or cut short). The
+// corpus is generated here, in a temporary directory, so that nothing large is committed.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -108,9 +108,24 @@ class BadInputTest : public ::testing::Test {
     return lines;
   }
 
-  // The run went on past the bad input: the good file's finding is there, and so exit code 1.
-  static void expectRestOfRunCompleted(const CheckRun& run) {
-    EXPECT_EQ(run.exit_code, 1) << run.err;
+  // Whether a run skipped a file or analyzed it only in part: then it is incomplete (exit 2,
+  // summary.incomplete counts its notices), else its findings decide (exit 1).
+  enum class Completeness { kComplete, kIncomplete, kAsTheNoticesSay };
+
+  // The run went on past the bad input: the good file's finding is there, and the exit code is
+  // 1, or 2 when the bad input was skipped or cut short (the run is incomplete; the notice says
+  // which file, and --allow-incomplete would give 1).
+  static void expectRestOfRunCompleted(const CheckRun& run,
+                                       Completeness completeness = Completeness::kComplete) {
+    bool incomplete = completeness == Completeness::kIncomplete;
+    if (completeness == Completeness::kAsTheNoticesSay && run.document.is_object()) {
+      for (const json& notice : run.document["notices"]) incomplete |= notice["incomplete"] == true;
+    }
+    EXPECT_EQ(run.exit_code, incomplete ? 2 : 1) << run.err;
+    if (run.document.is_object()) {
+      EXPECT_EQ(run.document["summary"]["incomplete"].get<int>() > 0, incomplete)
+          << run.document.dump(1);
+    }
     EXPECT_EQ(findings(run, "good.py"), std::vector<int>{7}) << run.document.dump(1);
   }
 
@@ -124,13 +139,16 @@ TEST_F(BadInputTest, NotUtf8IsSkippedWithTheByteAndLine) {
   writeGood();
   tree_.write("latin1.py", "# caf\xe9\nx = 1\ny = '\xff\xfe'\n");
   CheckRun run = check({"."});
-  expectRestOfRunCompleted(run);
+  expectRestOfRunCompleted(run, Completeness::kIncomplete);
   EXPECT_TRUE(hasNotice(run, "latin1.py", "not valid UTF-8 (invalid byte 0xE9 on line 1"))
       << run.document.dump(1);
 
-  // Alone, a skipped file is not a finding: exit 0, the notice still on record.
+  // Alone, a skipped file is not a finding, nor a pass: exit 2, the notice on record, and 0 when
+  // the user accepts an incomplete run.
   CheckRun alone = check({"latin1.py"});
-  EXPECT_EQ(alone.exit_code, 0) << alone.err;
+  EXPECT_EQ(alone.exit_code, 2) << alone.err;
+  EXPECT_EQ(alone.document["summary"]["skipped"], 1);
+  EXPECT_EQ(check({"latin1.py", "--allow-incomplete"}).exit_code, 0);
   EXPECT_TRUE(hasNotice(alone, "latin1.py", "not valid UTF-8"));
 }
 
@@ -138,7 +156,7 @@ TEST_F(BadInputTest, NulBytesMakeABinaryFile) {
   writeGood();
   tree_.write("blob.py", std::string("import torch\n\0\0\x01\x02", 17));
   CheckRun run = check({"."});
-  expectRestOfRunCompleted(run);
+  expectRestOfRunCompleted(run, Completeness::kIncomplete);
   EXPECT_TRUE(hasNotice(run, "blob.py", "binary file (contains NUL bytes)"));
 }
 
@@ -198,7 +216,7 @@ TEST_F(BadInputTest, TenMegabyteFile) {
               "import torch\n" + repeat("values = [1, 2, 3]  # padding padding padding padding\n",
                                         (10u << 20) / 54 + 1));
   CheckRun run = check({"."});
-  expectRestOfRunCompleted(run);
+  expectRestOfRunCompleted(run, Completeness::kIncomplete);
   EXPECT_TRUE(hasNotice(run, "huge.py", "skipped: 10.0 MB is over the 8.0 MB limit"))
       << run.document.dump(1);
 
@@ -222,7 +240,7 @@ TEST_F(BadInputTest, FiveThousandDeepBracketsAndCalls) {
   tree_.write("methods.py", capture + "y = x" + repeat(".sum()", depth) + ".item()\n");
   tree_.write("unary.py", capture + "y = " + repeat("not ", depth) + repeat("-", depth) + "x\n");
   CheckRun run = check({"."});
-  expectRestOfRunCompleted(run);
+  expectRestOfRunCompleted(run, Completeness::kIncomplete);
   for (const char* name : {"brackets.py", "mixed.py", "calls.py", "methods.py", "unary.py"}) {
     // Analyzed (a subtree past the analysis depth is unknown), never a syntax error.
     for (const std::string& message : notices(run, name)) {
@@ -243,7 +261,7 @@ TEST_F(BadInputTest, FiveThousandDeepIndentation) {
   text += std::string(depth + 1, ' ') + "y = x.item()\n";
   tree_.write("indent.py", text);
   CheckRun run = check({".", "--max-file-size", "16M"});
-  expectRestOfRunCompleted(run);
+  expectRestOfRunCompleted(run, Completeness::kIncomplete);
   EXPECT_TRUE(run.document.is_object());
 }
 
@@ -264,7 +282,9 @@ TEST_F(BadInputTest, SyntaxErrorsAtEveryDepth) {
                 "import torch\ny = " + repeat("[", depth) + "\nz = x.item()\n");
   }
   CheckRun run = check({"."});
-  expectRestOfRunCompleted(run);
+  // A syntax error is a notice, the rest of the file analyzed; a bracket 5,000 deep is past the
+  // depth the analysis follows, which the run says is incomplete.
+  expectRestOfRunCompleted(run, Completeness::kAsTheNoticesSay);
   EXPECT_TRUE(hasNotice(run, "blocks.py", "syntax error")) << run.document.dump(1);
   for (std::size_t depth : {1u, 10u, 100u, 1000u, 5000u}) {
     EXPECT_TRUE(hasNotice(run, "open" + std::to_string(depth) + ".py", "syntax error"));
@@ -325,7 +345,7 @@ TEST_F(BadInputTest, UnreadableFilesAndDirectories) {
     ::chmod(output_.path().c_str(), 0777);
   }
   CheckRun run = check({"."}, prefix);
-  expectRestOfRunCompleted(run);
+  expectRestOfRunCompleted(run, Completeness::kIncomplete);
   EXPECT_TRUE(hasNotice(run, "secret.py", "cannot read: Permission denied"))
       << run.document.dump(1);
   EXPECT_TRUE(hasNotice(run, "private", "cannot read directory")) << run.document.dump(1);
@@ -333,7 +353,7 @@ TEST_F(BadInputTest, UnreadableFilesAndDirectories) {
   if (::geteuid() == 0) {
     fs::create_symlink("/proc/self/mem", tree_.root() / "mem.py");
     CheckRun as_root = check({"mem.py", "good.py"});
-    expectRestOfRunCompleted(as_root);
+    expectRestOfRunCompleted(as_root, Completeness::kIncomplete);
     EXPECT_TRUE(hasNotice(as_root, "mem.py", "cannot read")) << as_root.document.dump(1);
   }
   ::chmod(tree_.path("private").c_str(), 0755);  // so that the tree can be removed
@@ -343,7 +363,7 @@ TEST_F(BadInputTest, SpecialFilesNamedLikeSources) {
   writeGood();
   ASSERT_EQ(::mkfifo(tree_.path("pipe.py").c_str(), 0644), 0);
   CheckRun run = check({"."});
-  expectRestOfRunCompleted(run);
+  expectRestOfRunCompleted(run, Completeness::kIncomplete);
   EXPECT_LT(run.seconds, 60.0);  // a FIFO must not block the run
 }
 
@@ -371,7 +391,7 @@ TEST_F(BadInputTest, PathsThatVanishMidRun) {
   started = true;
   CheckRun run = check({".", "-j", "2"});
   remover.join();
-  expectRestOfRunCompleted(run);
+  expectRestOfRunCompleted(run, Completeness::kAsTheNoticesSay);
   for (const json& notice : run.document["notices"]) {
     std::string message = notice["message"];
     EXPECT_TRUE(message.find("No such file") != std::string::npos ||
@@ -445,7 +465,7 @@ TEST_F(BadInputTest, Utf16AndUtf32FilesNameTheirEncoding) {
   tree_.write("le32bom.py", wide(kBug, 4, false, true));
   tree_.write("be32.py", wide(kBug, 4, true, false));
   CheckRun run = check({"."});
-  expectRestOfRunCompleted(run);
+  expectRestOfRunCompleted(run, Completeness::kIncomplete);
   const std::string utf16 = "skipped: UTF-16 (little-endian) file; graphsafe reads UTF-8";
   EXPECT_EQ(notices(run, "le16.py"), std::vector<std::string>{utf16});
   EXPECT_TRUE(hasNotice(run, "be16bom.py", "UTF-16 (big-endian, with a byte order mark) file"));
@@ -472,7 +492,7 @@ TEST_F(BadInputTest, IndentationPastTheParsersLimitIsNamed) {
   tree_.write("deep100.py", nested(100, 1));
   tree_.write("deep512.py", nested(512, 1));
   CheckRun run = check({"."});
-  expectRestOfRunCompleted(run);
+  expectRestOfRunCompleted(run, Completeness::kIncomplete);
   EXPECT_EQ(notices(run, "deep600.py"),
             std::vector<std::string>{
                 "skipped: indentation nested 600 deep, past the parser's limit of 511"})

@@ -66,7 +66,17 @@ TEST(CiOutputFormatsTest, GitlabCodeQuality) {
   EXPECT_EQ(sync["severity"], "critical");
   EXPECT_EQ(sync["location"]["path"], "src/train.py");
   EXPECT_EQ(sync["location"]["lines"]["begin"], 6);
-  EXPECT_NE(sync["description"].get<std::string>().find("host-sync"), std::string::npos);
+  EXPECT_EQ(sync["description"],
+            "GS401 host-sync: `.item()` copies a device value to the host, which capture does "
+            "not allow [src/train.py:4:6: capture region starts here; src/helpers.py:1:5: "
+            "reached through this call: report()]");
+  EXPECT_EQ(sync["content"]["body"],
+            "`.item()` copies a device value to the host, which capture does not allow\n\n"
+            "- src/train.py:4:6: capture region starts here\n"
+            "- src/helpers.py:1:5: reached through this call: report()\n\n"
+            "help: keep the value on the device, or read it after replay()\n");
+  EXPECT_EQ(issues[0]["description"], "GS401 host-sync: printing a tensor waits for the device")
+      << "no path, no brackets";
   EXPECT_EQ(issues[2]["severity"], "major");  // the warning
 
   // The fingerprint follows the line's content, not its number.

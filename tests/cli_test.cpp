@@ -212,8 +212,10 @@ TEST_F(CliTest, SuppressionCommentsAndNotices) {
   suppressed.replace(suppressed.find("total.item()"), 12, "total.item()  # noqa: E501, GS401");
   tree_.write("bug.py", suppressed);
   tree_.write("blob.py", std::string("\0\0\0", 3));
+  // The binary file is skipped, which leaves the run incomplete: exit 2, unless accepted.
   CommandResult run = graphsafe({"check", "--format", "concise"});
-  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(graphsafe({"check", "--format", "concise", "--allow-incomplete"}).exit_code, 1);
   EXPECT_FALSE(has(run.out, "GS401"));
   EXPECT_TRUE(has(run.out, "GS101"));
   EXPECT_TRUE(has(run.out, "(1 suppressed)")) << run.out;
@@ -405,7 +407,7 @@ TEST_F(CliTest, MissingCppFrontendSaysWhereItWasLookedFor) {
                   "graphsafe binary or in GRAPHSAFE_CUDA_FRONTEND (looked for " +
                       (copy.parent_path() / "libgraphsafe_cuda.so").string()))
       << err;
-  EXPECT_TRUE(has(err, "install it with graphsafe")) << err;
+  EXPECT_TRUE(has(err, "install it with graphsafe: `pip install graphsafe-cuda`")) << err;
   EXPECT_TRUE(has(err, "No CUDA-graph hazards found in 0 files; 1 C++ file not analyzed: k.cu."))
       << err;
 }

@@ -282,7 +282,7 @@ TEST(ConfigTest, WrongTypesSayWhatWasExpected) {
   EXPECT_EQ(loadError(dir, ".graphsafe.yaml", "- select\n").message,
             "expected a mapping of settings, got a list");
   EXPECT_EQ(loadError(dir, "pyproject.toml", "[tool]\ngraphsafe = 1\n").message,
-            "[tool.graphsafe] expected a table of settings, got a number (1)");
+            "[tool.graphsafe] expected a table of settings, got a number");
 }
 
 TEST(ConfigTest, CaptureFlagsAreNamesOrAttributes) {
@@ -325,13 +325,13 @@ TEST(ConfigTest, EnvironmentMapsVariableNamesToValues) {
 TEST(ConfigTest, CxxBoundsAreWholeNumbers) {
   TempDir dir;
   Config config =
-      loadConfigFile(dir.write(".graphsafe.yaml", "cxx-timeout: 120\ncxx-memory: 0\n"));
+      loadConfigFile(dir.write(".graphsafe.yaml", "cxx-timeout: 120\ncxx-memory: 8192\n"));
   EXPECT_EQ(config.cxx_timeout_seconds, 120u);
-  EXPECT_EQ(config.cxx_memory_mib, 0u);
+  EXPECT_EQ(config.cxx_memory_mib, 8192u);
   EngineOptions options;
   applyConfig(config, options);
   EXPECT_EQ(options.settings.cxx_timeout_ms, 120'000u);
-  EXPECT_EQ(options.settings.cxx_memory_bytes, 0u);
+  EXPECT_EQ(options.settings.cxx_memory_bytes, std::size_t{8192} << 20);
   Config from_toml =
       loadConfigFile(dir.write("pyproject.toml", "[tool.graphsafe]\ncxx-memory = 2048\n"));
   EXPECT_EQ(from_toml.cxx_memory_mib, 2048u);
@@ -340,15 +340,56 @@ TEST(ConfigTest, CxxBoundsAreWholeNumbers) {
   applyConfig(from_toml, defaults);
   EXPECT_EQ(defaults.settings.cxx_timeout_ms, AnalysisSettings{}.cxx_timeout_ms);
   EXPECT_EQ(defaults.settings.cxx_memory_bytes, std::size_t{2048} << 20);
+  const std::string user = " (no limit, or a higher one, only from --";
   EXPECT_EQ(loadError(dir, ".graphsafe.yaml", "cxx-timeout: \"60s\"\n").message,
-            "cxx-timeout: expected a whole number (0 to 86400 seconds, 0 for no limit), got a "
-            "string ('60s')");
+            "cxx-timeout: expected a whole number (1 to 600 seconds" + user +
+                "cxx-timeout or the user's ~/.config/graphsafe/graphsafe.yaml)), got a string "
+                "('60s')");
   EXPECT_EQ(loadError(dir, ".graphsafe.yaml", "cxx-timeout: -1\n").message,
-            "cxx-timeout: '-1' is not 0 to 86400 seconds, 0 for no limit");
+            "cxx-timeout: '-1' is not 1 to 600 seconds" + user +
+                "cxx-timeout or the user's ~/.config/graphsafe/graphsafe.yaml)");
+  // A repository cannot lift the bounds (0) nor raise them past what it may.
+  EXPECT_EQ(loadError(dir, ".graphsafe.yaml", "cxx-memory: 0\n").message,
+            "cxx-memory: '0' is not 256 to 16384 MiB" + user +
+                "cxx-memory or the user's ~/.config/graphsafe/graphsafe.yaml)");
+  EXPECT_EQ(loadError(dir, ".graphsafe.yaml", "cxx-timeout: 0\n").line, 1);
   EXPECT_EQ(loadError(dir, ".graphsafe.yaml", "cxx-memory: 99999999999999\n").message,
-            "cxx-memory: '99999999999999' is not 0 to 1048576 MiB, 0 for no limit");
+            "cxx-memory: '99999999999999' is not 256 to 16384 MiB" + user +
+                "cxx-memory or the user's ~/.config/graphsafe/graphsafe.yaml)");
   EXPECT_EQ(loadError(dir, ".graphsafe.yaml", "cxx-timout: 3\n").message,
             "unknown key 'cxx-timout' (did you mean 'cxx-timeout'?)");
+  EXPECT_EQ(loadError(dir, ".graphsafe.yaml", "allow-incomplete: true\n").key, "allow-incomplete");
+}
+
+TEST(ConfigTest, TheUsersConfigurationMayLiftTheBounds) {
+  TempDir dir;
+  Config user = loadUserConfigFile(
+      dir.write("graphsafe.yaml", "cxx-timeout: 0\ncxx-memory: 0\nallow-incomplete: true\n"));
+  EXPECT_EQ(user.cxx_timeout_seconds, 0u);
+  EXPECT_EQ(user.cxx_memory_mib, 0u);
+  EXPECT_EQ(user.allow_incomplete, true);
+  EngineOptions options;
+  applyConfig(loadConfigFile(dir.write(".graphsafe.yaml", "cxx-timeout: 300\n")), options);
+  bool allow_incomplete = false;
+  applyUserConfig(user, options, allow_incomplete);
+  EXPECT_EQ(options.settings.cxx_timeout_ms, 0u);
+  EXPECT_EQ(options.settings.cxx_memory_bytes, 0u);
+  EXPECT_TRUE(allow_incomplete);
+  // Only what a repository is not trusted with; anything else has its own place.
+  EXPECT_THROW(loadUserConfigFile(dir.write("other.yaml", "select: [GS401]\n")), ConfigError);
+  EXPECT_THROW(loadUserConfigFile(dir.write("bad.yaml", "allow-incomplete: 1\n")), ConfigError);
+}
+
+TEST(ConfigTest, ADocumentThatIsNoMappingIsNotQuoted) {
+  // A configuration may be a link to any file the user can read: its text is never printed.
+  TempDir dir;
+  for (const char* text :
+       {"https://user:hunter2secret@example.com\n", "424242424242\n", "\"hunter2secret\"\n"}) {
+    ConfigError error = loadError(dir, ".graphsafe.yaml", text);
+    EXPECT_EQ(error.message.find("hunter2"), std::string::npos) << error.message;
+    EXPECT_EQ(error.message.find("4242"), std::string::npos) << error.message;
+    EXPECT_EQ(std::string(error.what()).find("example.com"), std::string::npos) << error.what();
+  }
 }
 
 TEST(ConfigTest, BadNamesAreErrors) {

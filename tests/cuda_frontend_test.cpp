@@ -599,9 +599,21 @@ TEST_P(CudaFrontendTest, ExtensionCodeAnalyzesWithoutTorchInstalled) {
   EXPECT_TRUE(model.notices.empty());
   const FunctionModel* scale = function(model, "scale");
   auto uses = events(scale, EventKind::kStreamUse);
-  EXPECT_EQ(lines(uses), (Lines{9, 16, 19}));
+  EXPECT_EQ(lines(uses), (Lines{9, 16}));
   for (const Event* use : uses) EXPECT_NE(use->flags & kFlagExtensionCode, 0);
-  EXPECT_EQ(events(scale, EventKind::kTensorOp).size(), 6u);
+  EXPECT_EQ(events(scale, EventKind::kTensorOp).size(), 5u);
+  // The dispatch macro's lambdas are functions of their own that `scale` calls; the launch in
+  // the innermost one is extension code too.
+  EXPECT_EQ(lines(events(scale, EventKind::kCall)), (Lines{18}));
+  std::vector<std::string> lambdas;
+  for (const FunctionModel& fn : model.functions) {
+    for (const Event* use : events(&fn, EventKind::kStreamUse)) {
+      if (use->range.start.line + 1 != 19) continue;
+      EXPECT_NE(use->flags & kFlagExtensionCode, 0);
+      lambdas.push_back(fn.qualified_name);
+    }
+  }
+  EXPECT_EQ(lambdas, (std::vector<std::string>{"scale::(lambda at line 18)::(lambda at line 18)"}));
   EXPECT_TRUE(model.regions.empty());
 }
 
@@ -927,6 +939,32 @@ void bind(float* x, cudaStream_t current) {
   EXPECT_EQ(left, 1u);
 }
 
+// A library's namespace (cutlass, cute, ...) declared in the analyzed file's repository is that
+// repository's code, followed like any function; a copy of the library in a submodule (a
+// directory holding a .git of its own) is library code.
+TEST_P(CudaFrontendTest, ALibraryNamespaceInTheAnalyzedRepositoryIsItsCode) {
+  fs::create_directories(directory_ / ".git");
+  fs::create_directories(directory_ / "include");
+  fs::create_directories(directory_ / "third_party" / "cutlass" / "include");
+  std::ofstream(directory_ / "third_party" / "cutlass" / ".git") << "gitdir: ../../.git/modules\n";
+  std::ofstream(directory_ / "include" / "own.h")
+      << "namespace cutlass { inline void own(cudaStream_t s) { cudaStreamSynchronize(s); } }\n";
+  std::ofstream(directory_ / "third_party" / "cutlass" / "include" / "vendored.h")
+      << "namespace cutlass { inline void vendored(cudaStream_t s) { cudaStreamSynchronize(s); } }\n";
+  FileModel model = analyze(R"(#include "include/own.h"
+#include "third_party/cutlass/include/vendored.h"
+void run(cudaStream_t s) {
+  cutlass::own(s);
+  cutlass::vendored(s);
+}
+)");
+  std::vector<std::string> called;
+  for (const Event* call : events(function(model, "run"), EventKind::kCall)) {
+    called.push_back(call->callee_qualified);
+  }
+  EXPECT_EQ(called, (std::vector<std::string>{"cutlass::own"}));
+}
+
 TEST_P(CudaFrontendTest, FlagsComeFromCompileCommandsWithNvccFlagsFiltered) {
   fs::create_directories(directory_ / "include");
   std::ofstream(directory_ / "include" / "gs_config.h") << "#define GS_STREAM 0\n";
@@ -1046,6 +1084,237 @@ TEST_P(CudaFrontendTest, HostileInputNeverStopsTheRun) {
   (void)garbage;  // must simply return
 }
 
+// Writes a compile_commands.json into `directory` with one entry per (file, arguments).
+void writeDatabase(const fs::path& directory,
+                   const std::vector<std::pair<std::string, std::vector<std::string>>>& entries) {
+  std::ofstream out(directory / "compile_commands.json");
+  out << "[";
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    out << (i == 0 ? "" : ",") << R"({"directory": ")" << directory.string() << R"(", "file": ")"
+        << entries[i].first << R"(", "arguments": [)";
+    for (std::size_t j = 0; j < entries[i].second.size(); ++j) {
+      std::string escaped;
+      for (char c : entries[i].second[j]) {
+        if (c == '\n') {
+          escaped += "\\n";
+        } else if (c == '"' || c == '\\') {
+          escaped += std::string("\\") + c;
+        } else {
+          escaped.push_back(c);
+        }
+      }
+      out << (j == 0 ? "" : ",") << '"' << escaped << '"';
+    }
+    out << "]}";
+  }
+  out << "]";
+}
+
+bool hasFunction(const FileModel& model, const std::string& name) {
+  return std::any_of(model.functions.begin(), model.functions.end(),
+                     [&](const FunctionModel& f) { return f.name == name; });
+}
+
+// nvcc's view of a .cu file: its compiler macros for the toolkit (or the version the built-in
+// declarations stand for), and the architectures the build's command compiles for.
+TEST_P(CudaFrontendTest, DefinesWhatNvccDefinesForTheToolkitAndTheBuildsArchitectures) {
+  const std::string text = R"(#define FIRST(a, ...) a
+#if defined(__CUDACC__) && defined(__NVCC__) && __CUDACC_VER_MAJOR__ >= 12
+void versioned() {}
+#endif
+#if defined(__CUDACC_VER_MINOR__) && defined(__CUDACC_VER_BUILD__)
+void minor_and_build() {}
+#endif
+#if defined(__CUDA_ARCH_LIST__) && FIRST(__CUDA_ARCH_LIST__) == 800
+void lowest_arch_first() {}
+#endif
+#ifdef __CUDA_ARCH__
+void device_pass_only() {}
+#endif
+)";
+  const std::string source = (directory_ / "arch.cu").string();
+  writeDatabase(directory_,
+                {{source,
+                  {"/usr/local/cuda/bin/nvcc", "-gencode",
+                   "arch=compute_90a,code=[sm_90a,compute_90a]", "-arch=sm_80", "-c", source}}});
+  FileModel model = analyze(text, "arch.cu");
+  EXPECT_TRUE(hasFunction(model, "versioned"));
+  EXPECT_TRUE(hasFunction(model, "minor_and_build"));
+  EXPECT_TRUE(hasFunction(model, "lowest_arch_first"));
+  EXPECT_FALSE(hasFunction(model, "device_pass_only"));
+  // Plain C++ is the host compiler's: none of nvcc's macros.
+  FileModel host = analyze(text, "host.cpp");
+  EXPECT_FALSE(hasFunction(host, "versioned"));
+}
+
+// The built-in declarations are a subset: a file that includes a toolkit header they leave out
+// (Thrust, libcu++, the type headers) says so once per run; one that needs only the runtime does
+// not.
+TEST_P(CudaFrontendTest, ToolkitHeadersTheBuiltinsLeaveOutAreNamed) {
+  auto saysSo = [](const FileModel& model) {
+    return std::any_of(model.notices.begin(), model.notices.end(), [](const Notice& notice) {
+      return notice.message.find("toolkit headers the built-in declarations do not provide") !=
+             std::string::npos;
+    });
+  };
+  // (The toolkit mode is the built-ins too on a machine without a toolkit.)
+  if (GetParam() == "none") {
+    EXPECT_TRUE(saysSo(analyze("#include <cuda_runtime.h>\n#include <cuda/std/utility>\n")));
+  }
+  EXPECT_FALSE(saysSo(analyze("#include <cuda_runtime.h>\n#include <missing_project.h>\n")));
+}
+
+// A header that tests nvcc's macros is read in nvcc's view when no unit's command says how it is
+// compiled; a source file is its own compiler's, and a header a .cpp unit includes is that
+// unit's.
+TEST_P(CudaFrontendTest, HeadersWrittenForNvccAreReadInItsView) {
+  const std::string text = R"(#if defined(__CUDACC__) && __CUDACC_VER_MAJOR__ >= 12
+void kept_for_nvcc() {}
+#endif
+)";
+  EXPECT_TRUE(hasFunction(analyze(text, "graph_runner.hpp"), "kept_for_nvcc"));
+  EXPECT_TRUE(hasFunction(analyze(text, "graph_runner.h"), "kept_for_nvcc"));
+  EXPECT_FALSE(hasFunction(analyze(text, "host_only.cpp"), "kept_for_nvcc"));
+  // No test of nvcc's macros: plain C++, as before.
+  EXPECT_FALSE(
+      hasFunction(analyze("#ifdef __CUDA__\nvoid clang_only() {}\n#endif\n", "plain.hpp"),
+                  "clang_only"));
+
+  fs::create_directories(directory_ / "src");
+  std::ofstream(directory_ / "src" / "shared.hpp") << text;
+  const std::string unit = (directory_ / "src" / "host.cpp").string();
+  std::ofstream(unit) << "#include \"shared.hpp\"\n";
+  // In src/: the database cache already knows that the directory above holds none.
+  writeDatabase(directory_ / "src", {{unit, {"g++", "-c", unit}}});
+  settings_.compile_commands_dir.clear();
+  FileModel header = analyze(text, "src/shared.hpp");
+  EXPECT_EQ(header.flags_from, unit);
+  EXPECT_FALSE(hasFunction(header, "kept_for_nvcc"));
+}
+
+// A header absent from the database is parsed with the command of a unit that includes it (as
+// clangd infers a header's flags) and is that unit's code: extension code when the unit is.
+// A source file absent from it takes the flags of the most similar entry.
+TEST_P(CudaFrontendTest, HeadersTakeTheCommandOfAUnitThatIncludesThem) {
+  fs::create_directories(directory_ / "src");
+  fs::create_directories(directory_ / "include" / "launchers");
+  fs::create_directories(directory_ / "other");
+  std::ofstream(directory_ / "include" / "launchers" / "fill.h") << R"(#pragma once
+#ifdef FROM_EXTENSION_UNIT
+__global__ void fill_kernel(float* x) {}
+inline void fill(float* x) { fill_kernel<<<1, 32>>>(x); }
+#endif
+)";
+  std::ofstream(directory_ / "include" / "launchers" / "all.h") << "#include \"fill.h\"\n";
+  const std::string unit = (directory_ / "src" / "ops.cu").string();
+  std::ofstream(unit) << "#include <torch/extension.h>\n#include \"launchers/all.h\"\n";
+  const std::string other = (directory_ / "other" / "fill.cu").string();
+  std::ofstream(other) << "int x;\n";
+  writeDatabase(directory_, {{unit, {"nvcc", "-Iinclude", "-DFROM_EXTENSION_UNIT", "-c", unit}},
+                             {other, {"nvcc", "-DFROM_OTHER", "-c", other}}});
+  settings_.compile_commands_dir.clear();
+  std::ifstream in(directory_ / "include" / "launchers" / "fill.h");
+  std::stringstream text;
+  text << in.rdbuf();
+  FileModel header = analyze(text.str(), "include/launchers/fill.h");
+  EXPECT_TRUE(hasFunction(header, "fill"));
+  EXPECT_TRUE(header.extension_code);
+  EXPECT_EQ(header.extension_includer, unit);
+  EXPECT_EQ(header.flags_from, unit);
+  std::size_t escapes = events(function(header, "fill"), EventKind::kStreamUse).size();
+  EXPECT_EQ(escapes, 1u);
+
+  // Absent from the database and not a header: the nearest entry's flags.
+  FileModel interpolated =
+      analyze("#ifdef FROM_EXTENSION_UNIT\nvoid near() {}\n#endif\n", "src/new_op.cu");
+  EXPECT_TRUE(hasFunction(interpolated, "near"));
+  EXPECT_TRUE(interpolated.flags_from.empty());
+}
+
+// A compile database entry whose -D value holds a line break would write directives of its
+// own into every parse: the flag is left out, with a notice naming the entry.
+TEST_P(CudaFrontendTest, DefinitionsThatWouldInjectDirectivesAreLeftOut) {
+  const std::string source = (directory_ / "inject.cu").string();
+  writeDatabase(
+      directory_,
+      {{source, {"nvcc", "-DINJECTED=1\n#include \"/etc/passwd\"", "-DKEPT", "-c", source}}});
+  settings_.show_compiler_errors = true;
+  FileModel model =
+      analyze("#ifdef KEPT\nvoid kept() {}\n#endif\n#ifdef INJECTED\nvoid injected() {}\n#endif\n",
+              "inject.cu");
+  EXPECT_TRUE(hasFunction(model, "kept"));
+  EXPECT_FALSE(hasFunction(model, "injected"));
+  EXPECT_EQ(model.compiler_errors, 0u);
+  bool named = false;
+  for (const Notice& notice : model.notices) {
+    named = named || (notice.message.find("`-DINJECTED`") != std::string::npos &&
+                      notice.message.find(source) != std::string::npos);
+    EXPECT_EQ(notice.message.find("root:"), std::string::npos) << notice.message;
+  }
+  EXPECT_TRUE(named);
+}
+
+// --show-compiler-errors lists the errors it counts, the first 20 quoted and the rest counted;
+// errors inside a file outside the project's tree are counted and named, never quoted.
+TEST_P(CudaFrontendTest, CompilerErrorsAreShownAsCountedAndOutsideFilesAreNotQuoted) {
+  fs::path outside = directory_.parent_path() / (directory_.filename().string() + "-outside");
+  fs::create_directories(outside);
+  std::ofstream(outside / "secret.h") << "int leaked = secret_token_value;\n";
+  std::string text = "#include \"" + (outside / "secret.h").string() + "\"\n";
+  for (int i = 0; i < 25; ++i)
+    text += "int v" + std::to_string(i) + " = undeclared_" + std::to_string(i) + ";\n";
+  settings_.show_compiler_errors = true;
+  FileModel model = analyze(text);
+  EXPECT_EQ(model.compiler_errors, 26u);
+  std::size_t quoted = 0;
+  bool summarized = false;
+  bool rest = false;
+  for (const Notice& notice : model.notices) {
+    EXPECT_EQ(notice.message.find("secret_token_value"), std::string::npos) << notice.message;
+    quoted += notice.message.find("undeclared_") != std::string::npos ? 1 : 0;
+    summarized = summarized || notice.message.find("1 error in " + (outside / "secret.h").string() +
+                                                   ", outside the project's tree (not quoted)") !=
+                                   std::string::npos;
+    rest = rest || notice.message.find("5 more of the 26 errors not shown (the first 20 are)") !=
+                       std::string::npos;
+  }
+  EXPECT_EQ(quoted, 20u);
+  EXPECT_TRUE(summarized);
+  EXPECT_TRUE(rest);
+}
+
+// A capture call that leaves no region says why: in code the preprocessor skipped (which
+// directive), or in code Clang could not parse. A mention in a comment or a macro definition
+// is not a call.
+TEST_P(CudaFrontendTest, ACaptureTheAnalysisCouldNotSeeIsNamed) {
+  FileModel model = analyze(R"(// cudaStreamBeginCapture(s) in a comment
+#define BEGIN(s) cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal)
+#if defined(GS_NOT_DEFINED) && GS_VERSION > 3
+void skipped(cudaStream_t s) { cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal); }
+#endif
+void found(cudaStream_t s, cudaGraph_t* g) {
+  BEGIN(s);
+  cudaStreamEndCapture(s, g);
+}
+#ifdef __CUDA_ARCH__
+__host__ __device__ void gpuOnly(cudaStream_t s) { cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal); }
+#endif
+)");
+  ASSERT_EQ(model.regions.size(), 1u);
+  ASSERT_EQ(model.notices.size(), 2u);
+  EXPECT_EQ(model.notices[0].line, 3);
+  EXPECT_NE(model.notices[0].message.find(
+                "is in code the preprocessor skipped: `#if defined(GS_NOT_DEFINED) && "
+                "GS_VERSION > 3` (line 3) is not taken"),
+            std::string::npos)
+      << model.notices[0].message;
+  EXPECT_EQ(model.notices[1].line, 10);
+  EXPECT_NE(model.notices[1].message.find("is in code only the device pass compiles: `#ifdef "
+                                          "__CUDA_ARCH__` (line 10) holds for GPU code only"),
+            std::string::npos)
+      << model.notices[1].message;
+}
+
 INSTANTIATE_TEST_SUITE_P(Modes, CudaFrontendTest, ::testing::Values("", "none"),
                          [](const ::testing::TestParamInfo<std::string>& param_info) {
                            return param_info.param.empty() ? std::string("CudaToolkit")
@@ -1088,6 +1357,125 @@ TEST(CudaFixtures, HoldWithTheBuiltinDeclarations) {
     }
     EXPECT_TRUE(result.notices.empty()) << file.filename();
   }
+}
+
+// --show-regions for C++: what each region reaches, the calls under it it could not follow
+// and why, and for a region that reaches nothing, why nothing is listed.
+std::vector<RegionSummary> cppRegions(
+    const std::vector<std::pair<std::string, std::string>>& files) {
+  std::vector<SourceFilePtr> sources;
+  for (const auto& [name, text] : files) {
+    sources.push_back(std::make_shared<SourceFile>(
+        (fs::temp_directory_path() / "graphsafe-cpp-regions" / name).string(), text));
+  }
+  EngineOptions options;
+  options.jobs = 1;
+  options.settings.cuda_path = "none";
+  options.report_regions = true;
+  return analyzeSources(sources, options).regions;
+}
+
+std::string reasons(const RegionSummary& region) {
+  std::string out;
+  for (const UnresolvedCall& call : region.unresolved) out += call.reason + "\n";
+  return out;
+}
+
+TEST(CppRegionReport, ListsWhatItFollowsAndWhatItCannot) {
+  std::vector<RegionSummary> regions = cppRegions({{"harness.cu", R"(
+#include <cuda_runtime.h>
+#include <functional>
+__global__ void k(float* x) {}
+struct Coll { void (*run)(float*, cudaStream_t); void (*unset)(float*); };
+void runColl(float* x, cudaStream_t s) { k<<<1, 1, 0, s>>>(x); }
+Coll coll = {runColl, nullptr};
+template <class G> void templ(G& g, cudaStream_t s) {
+  cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+  g.run(s);
+  cudaStreamEndCapture(s, nullptr);
+}
+void through(Coll* c, float* x, cudaStream_t s, const std::function<void()>& done) {
+  cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+  c->run(x, s);
+  c->unset(x);
+  done();
+  cudaStreamEndCapture(s, nullptr);
+}
+void own(float* x, cudaStream_t s) {
+  cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+  k<<<1, 1, 0, s>>>(x);
+  cudaStreamEndCapture(s, nullptr);
+}
+void beginOnly(cudaStream_t s) { cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal); }
+)"}});
+  ASSERT_EQ(regions.size(), 4u);
+  // templ: never instantiated in the unit.
+  EXPECT_TRUE(regions[0].reaches.empty());
+  EXPECT_NE(reasons(regions[0])
+                .find("`g.run`, which depends on a template parameter: this unit "
+                      "does not instantiate the template"),
+            std::string::npos)
+      << reasons(regions[0]);
+  // through: the member Coll::run holds runColl; nothing is ever stored into Coll::unset or
+  // passed to `done`.
+  EXPECT_EQ(regions[1].reaches, (std::vector<std::string>{"runColl"}));
+  EXPECT_NE(reasons(regions[1])
+                .find("the member `Coll::unset`: nothing in the analyzed files "
+                      "stores a function into it"),
+            std::string::npos)
+      << reasons(regions[1]);
+  EXPECT_NE(reasons(regions[1])
+                .find("parameter `done` of `through`: no call in the analyzed "
+                      "files passes it a function"),
+            std::string::npos)
+      << reasons(regions[1]);
+  EXPECT_EQ(regions[1].unresolved.size(), 2u);
+  // own: nothing to follow, and it says so.
+  ASSERT_EQ(regions[2].unresolved.size(), 1u);
+  EXPECT_NE(regions[2].unresolved[0].reason.find("the captured work is the 1 kernel launch"),
+            std::string::npos);
+  ASSERT_EQ(regions[3].unresolved.size(), 1u);
+  EXPECT_NE(regions[3].unresolved[0].reason.find("nothing under this capture launches work"),
+            std::string::npos);
+}
+
+// Arguments handed on with std::forward or std::move are not calls: a wrapper that captures the
+// std::function it is given lists nothing it cannot follow.
+TEST(CppRegionReport, ArgumentsHandedOnAreNotCalls) {
+  std::vector<RegionSummary> regions = cppRegions({{"ffi.cu", R"(
+#include <cuda_runtime.h>
+#include <algorithm>
+#include <functional>
+#include <utility>
+template <typename... Args>
+int wrap(std::function<int(cudaStream_t, Args...)> func, cudaStream_t s, Args... args) {
+  cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed);
+  int error = func(s, std::forward<Args>(args)...);
+  auto again = std::move(func);
+  cudaStreamEndCapture(s, nullptr);
+  return error;
+}
+__global__ void normKernel(float* x) {}
+int norm(cudaStream_t s, float* x) {
+  normKernel<<<1, 1, 0, s>>>(x);
+  return 0;
+}
+int normFFI(cudaStream_t s, float* x) { return wrap(std::function(norm), s, x); }
+// A template's pointer parameter holds data, not a function: handed to a library call or to a
+// kernel launch, it is not called.
+template <typename T, typename I>
+void fill(T* data, I count, cudaStream_t s) {
+  cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed);
+  std::fill_n(data, 4, T{});
+  void* args[] = {&data, &count};
+  cudaLaunchKernel((const void*)normKernel, 1, 1, args, 0, s);
+  cudaStreamEndCapture(s, nullptr);
+}
+)"}});
+  ASSERT_EQ(regions.size(), 2u);
+  EXPECT_EQ(regions[0].reaches, (std::vector<std::string>{"norm"}));
+  EXPECT_TRUE(regions[0].unresolved.empty()) << reasons(regions[0]);
+  EXPECT_EQ(reasons(regions[1]).find("parameter `"), std::string::npos) << reasons(regions[1]);
 }
 
 TEST(CudaFrontendModule, LoadsOnceAndReportsItsLanguage) {

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
+#include <map>
 #include <sstream>
 
 #include "analyzer/cli/check_command.h"
@@ -141,6 +144,96 @@ TEST(FixApplication, StandardInputIsNotFixedInPlace) {
   std::ostringstream err;
   EXPECT_EQ(runCheckCommand(options, out, err, false, false, in), 2);
   EXPECT_NE(err.str().find("--diff shows the fixes instead"), std::string::npos) << err.str();
+}
+
+// The fixes of `result`, applied to copies of their files under `into` (same relative paths).
+std::vector<std::string> applyFixesInto(const RunResult& result, const std::string& from,
+                                        const testing::TempTree& into) {
+  std::vector<std::string> written;
+  for (const FileFix& file : collectFixes(result)) {
+    std::string relative = std::filesystem::relative(file.file->path(), from).string();
+    into.write(relative, applyEdits(file.file->text(), file.edits));
+    written.push_back(into.path(relative));
+  }
+  return written;
+}
+
+// Whether Debian's Python parses every file (its `ast`, the grammar the code will run under).
+bool pythonParses(const std::vector<std::string>& files, std::string& why) {
+  testing::TempTree scratch;
+  std::string command =
+      "/usr/bin/python3 -c 'import ast, sys\n"
+      "for p in sys.argv[1:]:\n"
+      "    ast.parse(open(p, \"rb\").read(), p)' ";
+  for (const std::string& file : files) command += " '" + file + "'";
+  command += " 2>" + scratch.path("err");
+  const int status = std::system(command.c_str());
+  why = scratch.read("err");
+  return status == 0;
+}
+
+TEST(FixApplication, CloneIsOfferedOnlyForValuesKnownToBeTensors) {
+  // `.clone()` on a tuple, a list, a dict or a value of unknown type raises AttributeError:
+  // the finding stays, without a fix.
+  const std::string text =
+      "import torch\n"
+      "def run(model, x):\n"
+      "    g = torch.cuda.CUDAGraph()\n"
+      "    with torch.cuda.graph(g):\n"
+      "        pair = (x * 2, x + 1)\n"
+      "        items = [x * 2]\n"
+      "        named = {\"a\": x * 2}\n"
+      "        opaque = model(x)\n"
+      "        tensor = torch.relu(x)\n"
+      "    kept = []\n"
+      "    for _ in range(3):\n"
+      "        g.replay()\n"
+      "        kept.append(pair)\n"
+      "        kept.append(items)\n"
+      "        kept.append(named)\n"
+      "        kept.append(opaque)\n"
+      "        kept.append(tensor)\n"
+      "        kept.append((tensor, 1))\n"
+      "    return kept\n";
+  EngineOptions options;
+  options.jobs = 1;
+  options.selection.select = {"GS203"};
+  RunResult result =
+      analyzeSources({std::make_shared<const SourceFile>("forms.py", text)}, options);
+  std::map<std::uint32_t, bool> fixed_by_line;
+  for (const Diagnostic& d : result.diagnostics) {
+    fixed_by_line[d.range.start.line + 1] = d.fix.has_value();
+  }
+  // The tensor kept inside a tuple is cloned where it stands: `(tensor.clone(), 1)`.
+  const std::map<std::uint32_t, bool> expected = {{13, false}, {14, false}, {15, false},
+                                                  {16, false}, {17, true},  {18, true}};
+  EXPECT_EQ(fixed_by_line, expected);
+  testing::TempTree out;
+  out.write("forms.py", applyEdits(text, collectFixes(result).at(0).edits));
+  EXPECT_NE(out.read("forms.py").find("kept.append(tensor.clone())"), std::string::npos);
+  EXPECT_NE(out.read("forms.py").find("kept.append((tensor.clone(), 1))"), std::string::npos);
+  std::string why;
+  EXPECT_TRUE(pythonParses({out.path("forms.py")}, why)) << why;
+}
+
+TEST(FixApplication, EveryFixOnTheFixturesAndProbeProgramsLeavesCodePythonParses) {
+  const std::string source = GRAPHSAFE_SOURCE_DIR;
+  std::size_t fixed_files = 0;
+  for (const char* dir : {"fixtures/python", "runtime-probe/cases/python"}) {
+    SCOPED_TRACE(dir);
+    EngineOptions options;
+    options.jobs = 1;
+    options.paths = {source + "/" + dir};
+    options.selection.select = {"GS203"};
+    RunResult result = runAnalysis(options);
+    testing::TempTree out;
+    std::vector<std::string> written = applyFixesInto(result, options.paths[0], out);
+    fixed_files += written.size();
+    if (written.empty()) continue;
+    std::string why;
+    EXPECT_TRUE(pythonParses(written, why)) << why;
+  }
+  EXPECT_GT(fixed_files, 0u);
 }
 
 }  // namespace

@@ -26,10 +26,38 @@ TEST(GithubOutputTest, Golden) {
             "title=GS401 host-sync::printing a tensor waits for the device\n"
             "::error file=src/train.py,line=6,col=17,endLine=6,endColumn=28,"
             "title=GS401 host-sync::`.item()` copies a device value to the host, which capture "
-            "does not allow%0Ahelp: keep the value on the device, or read it after replay()\n"
+            "does not allow%0Asrc/train.py:4:6: capture region starts here%0A"
+            "src/helpers.py:1:5: reached through this call: report()%0A"
+            "help: keep the value on the device, or read it after replay()\n"
             "::warning file=src/train.py,line=7,col=8,endLine=7,endColumn=12,"
             "title=GS102 frozen-branch::branch on `flag`, a host value that can change between "
             "replays\n");
+}
+
+// A finding deep in a helper chain keeps its capture site and the calls nearest the finding; the
+// calls between are counted, not listed.
+TEST(GithubOutputTest, LongCallPathsAreShortenedInTheMiddle) {
+  RunResult result = testing::sampleResult();
+  Diagnostic deep = result.diagnostics[1];
+  RelatedLocation call = deep.related[1];
+  deep.related.resize(1);
+  for (int i = 0; i < 30; ++i) {
+    call.message = "reached through this call: step" + std::to_string(i) + "()";
+    deep.related.push_back(call);
+  }
+  result.diagnostics = {deep};
+  result.notices.clear();
+  std::ostringstream out;
+  writeGithub(result, out);
+  std::string text = out.str();
+  EXPECT_NE(text.find("%0Asrc/train.py:4:6: capture region starts here%0A"), std::string::npos);
+  EXPECT_NE(text.find("step0()"), std::string::npos);
+  EXPECT_NE(text.find("step4()%0A... 20 calls left out ...%0A"), std::string::npos) << text;
+  EXPECT_EQ(text.find("step5()"), std::string::npos);
+  EXPECT_EQ(text.find("step24()"), std::string::npos);
+  EXPECT_NE(text.find("step25()"), std::string::npos);
+  EXPECT_NE(text.find("step29()%0Ahelp: "), std::string::npos);
+  EXPECT_EQ(text.find('\n'), text.size() - 1) << "one annotation, one line";
 }
 
 TEST(GithubOutputTest, PropertiesOfOddPathsAreEscaped) {

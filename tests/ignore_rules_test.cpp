@@ -159,5 +159,47 @@ TEST(IgnoreRulesTest, BasenameOnlySkipsAnchoredPatterns) {
   EXPECT_EQ(rules.match("b.py", false, /*basename_only=*/true), Verdict::kIgnore);
 }
 
+TEST(IgnoreRulesTest, RepeatedPatternsCountOnceAndTheLastStillDecides) {
+  std::string text;
+  for (int i = 0; i < 100'000; ++i) text += "[a-z]*.tmp\n";
+  text += "*.py\n!keep.py\n*.py\n";
+  IgnoreRules rules = IgnoreRules::parse(text, "/r");
+  EXPECT_FALSE(rules.tooManyGlobs());
+  EXPECT_EQ(rules.globPatterns(), 1u);  // `[a-z]*.tmp` once; `*.py` is found by its `.py`
+  EXPECT_EQ(rules.match("x.tmp", false), Verdict::kIgnore);
+  EXPECT_EQ(rules.match("keep.py", false), Verdict::kIgnore);  // the last `*.py` wins
+  EXPECT_EQ(rules.match("a.cu", false), Verdict::kNone);
+}
+
+TEST(IgnoreRulesTest, MorePatternsToGlobMatchThanTheBoundAreNotApplied) {
+  // Each pattern without text a lookup can find is tried against every path: past the bound
+  // the file is not applied (the walker says so), rather than costing paths times patterns.
+  auto many = [](std::size_t count) {
+    std::string text;
+    for (std::size_t i = 0; i < count; ++i) {
+      text += "[" + std::string(1, static_cast<char>('a' + i % 26)) + "-z]" +
+              std::string(i / 26, '?') + "\n";
+    }
+    return text + "build/\n";
+  };
+  IgnoreRules within = IgnoreRules::parse(many(IgnoreRules::kMaxGlobPatterns), "/r");
+  EXPECT_FALSE(within.tooManyGlobs());
+  EXPECT_EQ(within.match("build", true), Verdict::kIgnore);
+  IgnoreRules past = IgnoreRules::parse(many(IgnoreRules::kMaxGlobPatterns + 1), "/r");
+  EXPECT_TRUE(past.tooManyGlobs());
+  EXPECT_EQ(past.globPatterns(), IgnoreRules::kMaxGlobPatterns + 1);
+  EXPECT_EQ(past.match("build", true), Verdict::kNone);
+  // Literal names and paths are looked up: a generated list of files is not tried one by one;
+  // neither are many patterns with text of their own (50,000 in IgnoreRulesTest above).
+  std::string listed;
+  for (int i = 0; i < 50'000; ++i)
+    listed += "gen/file" + std::to_string(i) + ".py\nx" + std::to_string(i) + ".py\n";
+  IgnoreRules lookups = IgnoreRules::parse(listed, "/r");
+  EXPECT_FALSE(lookups.tooManyGlobs());
+  EXPECT_EQ(lookups.globPatterns(), 1u);
+  EXPECT_EQ(lookups.match("gen/file49999.py", false), Verdict::kIgnore);
+  EXPECT_EQ(lookups.match("deep/x7.py", false), Verdict::kIgnore);
+}
+
 }  // namespace
 }  // namespace graphsafe

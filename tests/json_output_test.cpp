@@ -59,12 +59,16 @@ TEST(JsonOutputTest, EveryField) {
   ASSERT_EQ(document["notices"].size(), 2u);
   EXPECT_EQ(document["notices"][0], json({{"path", "src/broken.py"},
                                           {"line", 3},
-                                          {"message", "syntax error: unexpected indent"}}));
+                                          {"message", "syntax error: unexpected indent"},
+                                          {"incomplete", false}}));
   EXPECT_TRUE(document["notices"][1]["line"].is_null());
 
-  EXPECT_EQ(
-      document["summary"],
-      json({{"files", 5}, {"errors", 2}, {"warnings", 1}, {"suppressed", 1}, {"skipped", 0}}));
+  EXPECT_EQ(document["summary"], json({{"files", 5},
+                                       {"errors", 2},
+                                       {"warnings", 1},
+                                       {"suppressed", 1},
+                                       {"skipped", 0},
+                                       {"incomplete", 0}}));
 }
 
 TEST(JsonOutputTest, EmptyRunIsAValidDocument) {

@@ -259,6 +259,83 @@ TEST(RegionWalkBoundsTest, VisitBudgetCapsAWideRegion) {
   EXPECT_GT(stats.functions.size(), RegionWalker::kMaxFunctionVisits / 2);
 }
 
+TEST(RegionWalkBoundsTest, ARegionPastItsBudgetIsIncompleteAndSaysSo) {
+  // The walk's budget spent, the calls past it go unchecked: the run says which region, and is
+  // no pass, instead of reporting "0 calls not followed".
+  std::string text = "import torch\n";
+  for (int leaf = 0; leaf < 6'000; ++leaf) {
+    text += "def leaf" + std::to_string(leaf) + "(x):\n    return torch.relu(x)\n";
+  }
+  text += "def late(x):\n    torch.cuda.synchronize()\n";
+  for (int caller = 0; caller < 250; ++caller) {
+    text += "def caller" + std::to_string(caller) + "(x):\n";
+    for (int k = 0; k < 24; ++k) text += "    leaf" + std::to_string(caller * 24 + k) + "(x)\n";
+  }
+  text += kCapture;
+  for (int caller = 0; caller < 250; ++caller) {
+    text += "    caller" + std::to_string(caller) + "(x)\n";
+  }
+  text += "    late(x)\n";
+  RunResult result = analyze({source("wide.py", text)});
+  std::vector<const Notice*> cut;
+  for (const Notice& notice : result.notices) {
+    if (notice.incomplete && notice.message.find("checked only in part") != std::string::npos) {
+      cut.push_back(&notice);
+    }
+  }
+  ASSERT_EQ(cut.size(), 1u);
+  EXPECT_EQ(cut[0]->path, "wide.py");
+  const std::size_t site = text.find("with torch.cuda.graph(g):");
+  EXPECT_EQ(cut[0]->line,
+            static_cast<std::int32_t>(std::count(text.begin(), text.begin() + site, '\n')));
+  EXPECT_NE(cut[0]->message.find("4096 function visits"), std::string::npos) << cut[0]->message;
+  // A region within its budget says nothing of the kind.
+  RunResult small = analyze({source("small.py", std::string(kCapture) + "    torch.relu(x)\n")});
+  for (const Notice& notice : small.notices) EXPECT_FALSE(notice.incomplete) << notice.message;
+}
+
+TEST(PathologicalCostTest, NestedLambdasCostMemoryLinearInTheirDepth) {
+  // `lambda x: lambda x: ...` 20,000 deep (200 KB): each level's qualified name held every level
+  // above it, 3.6 GB of names in all. Now a name stops growing past a few dozen levels.
+  const std::size_t depth = 20'000;
+  std::string text = "import torch\nf = " + repeat("lambda x: ", depth) + "x\n";
+  ProgramModel model = program({source("lambdas.py", text)});
+  std::size_t names = 0;
+  std::size_t lambdas = 0;
+  for (const FunctionModel& function : model.files()[0].functions) {
+    names += function.qualified_name.size();
+    lambdas += function.is_lambda ? 1 : 0;
+  }
+  EXPECT_EQ(lambdas, depth);
+  EXPECT_LT(names, depth * 600);
+}
+
+TEST(PathologicalCostTest, AnAllToAllCallGraphStopsAtTheEvaluatorsBudget) {
+  // 300 functions that all call each other: typing their parameters from their call sites
+  // asked for about n^3 / 2 call sites (600 functions took 80 s). The evaluator stops at its
+  // budget, and the run says the types past it were unknown.
+  const int n = 300;
+  std::string text = "import torch\n";
+  for (int i = 0; i < n; ++i) {
+    text += "def f" + std::to_string(i) + "(x):\n";
+    for (int j = 0; j < n; ++j) text += "    f" + std::to_string(j) + "(x)\n";
+    text += "    return x\n";
+  }
+  text += std::string(kCapture) + "    f0(x)\n    torch.cuda.synchronize()\n";
+  EngineOptions options;
+  options.jobs = 1;
+  RunResult result = analyzeSources({source("all.py", text)}, options);
+  EXPECT_FALSE(findingLines(result, "GS401").empty());
+  bool budget = false;
+  for (const Notice& notice : result.notices) {
+    budget = budget || (notice.incomplete &&
+                        notice.message.find("call sites looked at") != std::string::npos);
+    // Every function is walked: the calls cut at the depth bound reach functions walked already.
+    EXPECT_EQ(notice.message.find("checked only in part"), std::string::npos) << notice.message;
+  }
+  EXPECT_TRUE(budget);
+}
+
 // ---- parsers of user files ------------------------------------------------------------------
 
 TEST(NestingBoundsTest, DeeplyNestedConfigurationsAreErrorsNotCrashes) {

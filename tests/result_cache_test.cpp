@@ -5,6 +5,7 @@
 #include "analyzer/engine/result_cache.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,6 +18,8 @@
 #include <vector>
 
 #include "analyzer/cli/check_command.h"
+#include "analyzer/engine/cache_files.h"
+#include "analyzer/engine/cache_seal.h"
 #include "analyzer/engine/cuda_frontend_loader.h"
 #include "analyzer/engine/engine.h"
 #include "analyzer/engine/file_walker.h"
@@ -451,6 +454,137 @@ TEST_F(ResultCacheTest, NamesThatAreNotUtf8RoundTripAndHit) {
   std::vector<Notice> ignored;
   std::vector<std::string> paths = collectFiles(engine.paths, engine.exclude, ignored);
   EXPECT_TRUE(cache.load(paths, engine.settings, [](const SourceFile&) { return false; }));
+}
+
+// The entry file's three parts: the magic line, the seal line, the payload.
+struct EntryParts {
+  std::string magic;
+  std::string seal;
+  std::string payload;
+};
+
+EntryParts splitEntry(const std::string& text) {
+  const std::size_t first = text.find('\n');
+  const std::size_t second = text.find('\n', first + 1);
+  return {text.substr(0, first), text.substr(first + 1, second - first - 1),
+          text.substr(second + 1)};
+}
+
+void writeFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+}
+
+TEST_F(ResultCacheTest, AnEntryACheckoutCarriesCannotHideAFinding) {
+  // A pull request commits a .graphsafe_cache/ whose entry says "nothing found" for its files,
+  // with the checksum anyone can compute: without this user's key it proves nothing.
+  RunResult cold = runAnalysis(options());
+  ASSERT_FALSE(cold.diagnostics.empty());
+  EntryParts entry = splitEntry(tree_.read(fs::relative(entryPath(), tree_.root()).string()));
+  const std::string empty_result = R"("diagnostics":[])";
+  std::string forged = entry.payload;
+  const std::size_t begin = forged.find(R"("diagnostics":[)");
+  const std::size_t end = forged.find(R"(],"files_analyzed")", begin);
+  ASSERT_NE(begin, std::string::npos);
+  ASSERT_NE(end, std::string::npos);
+  forged.replace(begin, end + 1 - begin, empty_result);
+  for (const std::string& seal :
+       {hexHash(contentHash(forged)), entry.seal, std::string(64, '0'), std::string()}) {
+    SCOPED_TRACE(seal);
+    writeFile(entryPath(), entry.magic + "\n" + seal + "\n" + forged);
+    EXPECT_FALSE(entryValid());
+    EXPECT_EQ(findings(runAnalysis(options())), findings(cold));
+  }
+  // The same forgery sealed with the key is taken: the seal is what decides.
+  writeFile(entryPath(), entry.magic + "\n" + machineCacheSeal()->seal(forged) + "\n" + forged);
+  EXPECT_TRUE(entryValid());
+  EXPECT_TRUE(runAnalysis(options()).diagnostics.empty());
+}
+
+TEST_F(ResultCacheTest, ADeeplyNestedEntryIsAMissNotACrash) {
+  // Sealed (as a corrupt entry of one's own would be), with a million nested arrays under a key
+  // the schema does not have, and a stamp that makes the load rewrite the entry: the recursive
+  // writer used to run out of stack there, on every later run.
+  runAnalysis(options());
+  EntryParts entry = splitEntry(tree_.read(fs::relative(entryPath(), tree_.root()).string()));
+  const std::size_t depth = 1'000'000;
+  std::string deep = entry.payload;
+  deep.insert(1, "\"x\":" + std::string(depth, '[') + std::string(depth, ']') + ",");
+  writeFile(entryPath(), entry.magic + "\n" + machineCacheSeal()->seal(deep) + "\n" + deep);
+  fs::last_write_time(tree_.root() / "main.py", fs::file_time_type::clock::now());
+  EXPECT_FALSE(entryValid());
+  EXPECT_FALSE(runAnalysis(options()).diagnostics.empty());
+  // Deep where the schema has a list: the same.
+  std::string nested = entry.payload;
+  const std::size_t files = nested.find("\"files\":[");
+  ASSERT_NE(files, std::string::npos);
+  nested.insert(files + 9, std::string(depth, '[') + std::string(depth, ']') + ",");
+  writeFile(entryPath(), entry.magic + "\n" + machineCacheSeal()->seal(nested) + "\n" + nested);
+  EXPECT_FALSE(entryValid());
+  EXPECT_FALSE(parseEntryJson(nested).has_value());
+}
+
+TEST_F(ResultCacheTest, AnEntryThatIsALinkIsNotRead) {
+  runAnalysis(options());
+  const std::string entry = entryPath();
+  fs::rename(entry, tree_.path("elsewhere.entry"));
+  fs::create_symlink(tree_.path("elsewhere.entry"), entry);
+  EXPECT_FALSE(entryValid());
+}
+
+TEST_F(ResultCacheTest, AUnitSpelledRelativelyIsAnotherUnitInAnotherDirectory) {
+  // The same relative path in two checkouts that share a cache directory names two files.
+  TempTree first;
+  TempTree second;
+  const std::string text = "void run() {}\n";
+  first.write("k.cu", text);
+  second.write("k.cu", text);
+  FileModel model;
+  model.language = Language::kCuda;
+  model.includes_complete = true;
+  const std::string cache = tree_.path("shared-cache");
+  {
+    testing::ScopedCurrentDirectory in(first.root());
+    model.source = std::make_shared<SourceFile>("k.cu", text);
+    UnitCache units(cache, "settings\n");
+    units.store(model);
+    EXPECT_TRUE(units.load(model.source).has_value());
+  }
+  {
+    testing::ScopedCurrentDirectory in(second.root());
+    UnitCache units(cache, "settings\n");
+    EXPECT_FALSE(units.load(std::make_shared<SourceFile>("k.cu", text)).has_value());
+  }
+  // An absolute path means one file wherever the run is.
+  model.source = std::make_shared<SourceFile>(first.path("k.cu"), text);
+  {
+    testing::ScopedCurrentDirectory in(first.root());
+    UnitCache(cache, "settings\n").store(model);
+  }
+  testing::ScopedCurrentDirectory in(second.root());
+  EXPECT_TRUE(UnitCache(cache, "settings\n").load(model.source).has_value());
+}
+
+TEST(CacheSealTest, AKeyIsMadeOnceAndKeptPrivate) {
+  TempTree home;
+  const std::string file = home.path("graphsafe/cache-key");
+  std::string error;
+  std::optional<CacheSeal> made = CacheSeal::fromKeyFile(file, error);
+  ASSERT_TRUE(made) << error;
+  struct stat info {};
+  ASSERT_EQ(::stat(file.c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0600u);
+  std::optional<CacheSeal> again = CacheSeal::fromKeyFile(file, error);
+  ASSERT_TRUE(again) << error;
+  EXPECT_EQ(made->seal("payload"), again->seal("payload"));
+  EXPECT_TRUE(again->verify("payload", made->seal("payload")));
+  EXPECT_FALSE(again->verify("payload!", made->seal("payload")));
+  EXPECT_EQ(made->seal("payload").size(), 64u);
+  // A file that holds no key (cut short, edited) is replaced by a new key.
+  home.write("graphsafe/cache-key", "not a key\n");
+  std::optional<CacheSeal> fresh = CacheSeal::fromKeyFile(file, error);
+  ASSERT_TRUE(fresh) << error;
+  EXPECT_FALSE(fresh->verify("payload", made->seal("payload")));
 }
 
 }  // namespace

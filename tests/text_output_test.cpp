@@ -150,10 +150,101 @@ TEST(TextOutputTest, FileNamesAreShownEscaped) {
   for (OutputFormat format : {OutputFormat::kText, OutputFormat::kConcise}) {
     Written written = write(format, result);
     EXPECT_EQ(written.out.find('\x1b'), std::string::npos) << written.out;
-    EXPECT_NE(written.out.find("evil\\n\\x1b[2Jname.py:"), std::string::npos) << written.out;
+    EXPECT_NE(written.out.find("'evil\\n\\x1b[2Jname.py':"), std::string::npos) << written.out;
     EXPECT_EQ(written.status.find('\x1b'), std::string::npos) << written.status;
-    EXPECT_EQ(written.status.rfind("evil\\n\\x1b[2Jname.py:1: notice:", 0), 0u) << written.status;
+    EXPECT_EQ(written.status.rfind("'evil\\n\\x1b[2Jname.py':1: notice:", 0), 0u) << written.status;
   }
+}
+
+TEST(TextOutputTest, NamesThatAShellWouldReadAsCodeAreQuoted) {
+  EXPECT_EQ(quotedName("src/model_v2.py"), "src/model_v2.py");
+  EXPECT_EQ(quotedName("src/caf\xc3\xa9.py"), "src/caf\xc3\xa9.py");
+  EXPECT_EQ(quotedName("a;touch X #.py"), "'a;touch X #.py'");
+  EXPECT_EQ(quotedName("$(id).py"), "'$(id).py'");
+  EXPECT_EQ(quotedName("`id`.py"), "'`id`.py'");
+  EXPECT_EQ(quotedName("it's.py"), "'it'\\''s.py'");
+  RunResult result = testing::sampleResult();
+  auto named = std::make_shared<const SourceFile>("a;touch X #.py", "x = 1\n");
+  result.diagnostics.resize(1);
+  result.diagnostics[0].file = named;
+  result.diagnostics[0].related = {{named, named->rangeOf(0, 1), "note"}};
+  Written written = write(OutputFormat::kText, result);
+  EXPECT_EQ(written.out.rfind("'a;touch X #.py':", 0), 0u) << written.out;
+  EXPECT_NE(written.out.find("  'a;touch X #.py':1:1: note:"), std::string::npos) << written.out;
+}
+
+TEST(TextOutputTest, TheAnalyzedCodesControlCharactersArePrintedNotSent) {
+  // An OSC 52 sequence (write the clipboard) in a string literal on the finding's line, in its
+  // message and in a notice: shown as escapes, with the caret still under the range.
+  const std::string osc = "\x1b]52;c;ZWNobyBoaQ==\x07";
+  auto file = std::make_shared<const SourceFile>("a.py", "s = \"" + osc + "\"; t.item()\n");
+  RunResult result;
+  Diagnostic d;
+  d.rule_id = "GS401";
+  d.severity = Severity::kError;
+  d.file = file;
+  d.range = testing::rangeOfText(*file, "t.item()");
+  d.message = "`" + osc + "` waits";
+  d.help = "help " + osc;
+  d.related = {{file, d.range, "note " + osc}};
+  result.diagnostics = {d};
+  result.notices = {{"a.py", 0, "unknown rule '" + osc + "'"}};
+  for (OutputFormat format : {OutputFormat::kText, OutputFormat::kConcise}) {
+    Written written = write(format, result);
+    for (const std::string* text : {&written.out, &written.status}) {
+      EXPECT_EQ(text->find('\x1b'), std::string::npos) << *text;
+      EXPECT_EQ(text->find('\x07'), std::string::npos) << *text;
+    }
+    EXPECT_NE(written.out.find("\\x1b]52;c;ZWNobyBoaQ==\\x07"), std::string::npos) << written.out;
+  }
+  Written text = write(OutputFormat::kText, result);
+  const std::string shown = "s = \"\\x1b]52;c;ZWNobyBoaQ==\\x07\"; t.item()";
+  EXPECT_NE(
+      text.out.find("    1 | " + shown + "\n      | " + std::string(shown.find("t.item"), ' ') +
+                    "^" + std::string(7, '~') + "\n"),
+      std::string::npos)
+      << text.out;
+}
+
+TEST(TextOutputTest, ALongLineIsShownAsAWindowAroundTheRange) {
+  // A minified file: one 175 KB line with a finding every 24 bytes. Each finding prints a
+  // window of the line, so the report grows with the findings, not findings times the line.
+  std::string line;
+  while (line.size() < 175'000) line += "torch.cuda.synchronize();";
+  auto file = std::make_shared<const SourceFile>("min.py", line + "\n");
+  RunResult result;
+  for (std::size_t at = 0; at + 24 <= line.size(); at += 25) {
+    Diagnostic d;
+    d.rule_id = "GS401";
+    d.severity = Severity::kError;
+    d.file = file;
+    d.range = file->rangeOf(static_cast<std::uint32_t>(at), static_cast<std::uint32_t>(at + 24));
+    d.message = "`torch.cuda.synchronize()` waits for the device";
+    result.diagnostics.push_back(d);
+  }
+  Written written = write(OutputFormat::kText, result);
+  EXPECT_LT(written.out.size(), result.diagnostics.size() * 600) << result.diagnostics.size();
+  // The middle finding: its window starts before it and ends after it, marked as cut.
+  const std::size_t middle = result.diagnostics.size() / 2;
+  RunResult one;
+  one.diagnostics = {result.diagnostics[middle]};
+  Written single = write(OutputFormat::kText, one);
+  // 80 bytes before the range: the window starts inside the call before the one shown.
+  EXPECT_NE(single.out.find("    1 | ...ze();torch.cuda.synchronize();"), std::string::npos)
+      << single.out;
+  const std::size_t code = single.out.find("    1 | ");
+  const std::string code_line = single.out.substr(code, single.out.find('\n', code) - code);
+  EXPECT_TRUE(code_line.ends_with("...")) << code_line;
+  EXPECT_LT(code_line.size(), 8u + 3 + 240 + 3 + 1);
+  const std::size_t caret = single.out.find("      | ");
+  const std::size_t mark = single.out.find('^', caret);
+  const std::size_t code_line_start = code + 8;
+  const std::size_t caret_line_start = caret + 8;
+  EXPECT_EQ(single.out.substr(code_line_start + (mark - caret_line_start), 24),
+            "torch.cuda.synchronize()");
+  // A message that quotes a huge expression is cut too.
+  one.diagnostics[0].message = std::string(100'000, 'x');
+  EXPECT_LT(write(OutputFormat::kText, one).out.size(), 3'000u);
 }
 
 TEST(TextOutputTest, FormatNames) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "analyzer/engine/engine.h"
+#include "analyzer/engine/file_walker.h"
 #include "analyzer/engine/lowering_cache.h"
 #include "analyzer/engine/result_cache.h"
 #include "analyzer/lsp/workspace_files.h"
@@ -180,6 +181,31 @@ TEST(WorkspaceFilesTest, UnchangedFilesKeepTheirTextAndChangesAreSeen) {
   files.read(tree.path(), {}, AnalysisSettings{}, {}, binary);
   ASSERT_EQ(binary.size(), 2u);
   EXPECT_EQ(binary[0].path, tree.path("binary.py"));
+}
+
+TEST(WorkspaceFilesTest, ARootOfSlashIsNotWalked) {
+  lsp::WorkspaceFiles files;
+  std::vector<Notice> notices;
+  EXPECT_TRUE(files.read("/", {}, AnalysisSettings{}, {}, notices).empty());
+  ASSERT_EQ(notices.size(), 1u);
+  EXPECT_NE(notices[0].message.find("only the open documents"), std::string::npos);
+  EXPECT_EQ(files.reads(), 0u);
+}
+
+TEST(WorkspaceFilesTest, AWalkPastItsBoundStopsAndReturnsNothing) {
+  testing::TempTree tree;
+  for (int i = 0; i < 12; ++i) tree.write("pkg/m" + std::to_string(i) + ".py", "x = 1\n");
+  std::vector<Notice> notices;
+  bool stopped = false;
+  EXPECT_TRUE(collectFiles({tree.path()}, {}, notices, false, 10, &stopped).empty());
+  EXPECT_TRUE(stopped);
+  EXPECT_EQ(collectFiles({tree.path()}, {}, notices, false, 12, &stopped).size(), 12u);
+  EXPECT_FALSE(stopped);
+  // Directories count too: a tree of empty directories is not walked whole either.
+  testing::TempTree hollow;
+  for (int i = 0; i < 100; ++i) hollow.mkdir("d" + std::to_string(i));
+  EXPECT_TRUE(collectFiles({hollow.path()}, {}, notices, false, 10, &stopped).empty());
+  EXPECT_TRUE(stopped);
 }
 
 }  // namespace

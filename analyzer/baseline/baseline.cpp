@@ -38,7 +38,9 @@ std::string relativePath(const std::string& path, const std::string& base) {
 
 }  // namespace
 
-std::string lineFingerprint(const Diagnostic& diagnostic) {
+namespace {
+
+std::uint64_t lineHash(const Diagnostic& diagnostic) {
   std::uint64_t hash = 0xcbf29ce484222325ull;
   auto mix = [&hash](std::string_view bytes) {
     for (char c : bytes) {
@@ -55,19 +57,41 @@ std::string lineFingerprint(const Diagnostic& diagnostic) {
       }
     }
   }
+  return hash;
+}
+
+std::string hexOf(std::uint64_t hash) {
   char text[24];
   std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
   return text;
 }
 
+}  // namespace
+
+std::string lineFingerprint(const Diagnostic& diagnostic) {
+  return hexOf(lineHash(diagnostic));
+}
+
+std::uint64_t LineFingerprints::hash(const Diagnostic& diagnostic) {
+  auto [known, added] = known_.try_emplace(
+      {diagnostic.file.get(), diagnostic.range.start.line, diagnostic.rule_id}, 0);
+  if (added) known->second = lineHash(diagnostic);
+  return known->second;
+}
+
+std::string LineFingerprints::of(const Diagnostic& diagnostic) {
+  return hexOf(hash(diagnostic));
+}
+
 Baseline Baseline::fromResult(const RunResult& result, const std::string& baseline_path) {
   Baseline baseline;
   std::string base = baseDirectory(baseline_path);
+  LineFingerprints fingerprints;
   for (const Diagnostic& diagnostic : result.diagnostics) {
     BaselineEntry entry;
     entry.rule = diagnostic.rule_id;
     entry.path = diagnostic.file ? relativePath(diagnostic.path(), base) : std::string();
-    entry.fingerprint = lineFingerprint(diagnostic);
+    entry.fingerprint = fingerprints.of(diagnostic);
     entry.line = diagnostic.range.start.line + 1;
     entry.message = diagnostic.message;
     baseline.entries_.push_back(std::move(entry));
@@ -155,9 +179,9 @@ bool Baseline::write(const std::string& path, std::string& error) const {
   return writeFileAtomically(path, serialize(), error);
 }
 
-bool Baseline::write(const std::string& path, const FileSnapshot& expected,
-                     std::string& error) const {
-  return writeFileAtomically(path, serialize(), expected, error);
+bool Baseline::write(const std::string& path, const FileSnapshot& expected, std::string& error,
+                     const LinkBoundary& boundary) const {
+  return writeFileAtomically(path, serialize(), expected, error, boundary);
 }
 
 std::size_t Baseline::filter(RunResult& result, const std::string& path) const {
@@ -167,9 +191,10 @@ std::size_t Baseline::filter(RunResult& result, const std::string& path) const {
   }
   std::string base = baseDirectory(path);
   std::size_t hidden = 0;
+  LineFingerprints fingerprints;
   std::erase_if(result.diagnostics, [&](const Diagnostic& diagnostic) {
     std::string relative = diagnostic.file ? relativePath(diagnostic.path(), base) : "";
-    auto it = remaining.find({diagnostic.rule_id, relative, lineFingerprint(diagnostic)});
+    auto it = remaining.find({diagnostic.rule_id, relative, fingerprints.of(diagnostic)});
     if (it == remaining.end() || it->second == 0) return false;
     --it->second;
     ++hidden;

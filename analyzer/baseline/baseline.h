@@ -13,8 +13,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "analyzer/engine/engine.h"
@@ -25,6 +27,17 @@ namespace graphsafe {
 // 16 hex digits: FNV-1a (64 bits) of the rule ID, a NUL, and the finding's first line with
 // all whitespace removed. The same on every platform.
 std::string lineFingerprint(const Diagnostic& diagnostic);
+
+// lineFingerprint() of many findings, each line hashed once per rule: thousands of findings on
+// one long line (a minified file) cost one pass over it, not one each.
+class LineFingerprints {
+ public:
+  std::uint64_t hash(const Diagnostic& diagnostic);
+  std::string of(const Diagnostic& diagnostic);  // lineFingerprint()'s 16 hex digits
+
+ private:
+  std::map<std::tuple<const SourceFile*, std::uint32_t, std::string>, std::uint64_t> known_;
+};
 
 struct BaselineEntry {
   std::string rule;
@@ -50,8 +63,9 @@ class Baseline {
   // Writes the file atomically (a temporary file renamed over it, permissions kept).
   bool write(const std::string& path, std::string& error) const;
   // The same, refused when the file is no longer as `expected` recorded it (someone changed it
-  // while the analysis ran).
-  bool write(const std::string& path, const FileSnapshot& expected, std::string& error) const;
+  // while the analysis ran); inside `boundary`'s trees no link is followed out (atomic_write.h).
+  bool write(const std::string& path, const FileSnapshot& expected, std::string& error,
+             const LinkBoundary& boundary = {}) const;
 
   // Removes the findings of `result` that the baseline holds and returns how many; `path` is
   // where the baseline lives (paths in it are relative to its directory).

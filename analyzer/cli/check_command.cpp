@@ -91,6 +91,14 @@ bool validateCxxOptions(const CheckCommandOptions& options, std::string& error) 
 
 }  // namespace
 
+std::string canonicalRuleCode(std::string code) {
+  for (char& c : code) {
+    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+  }
+  // Every rule ID starts with GS: the prefix that selects the whole catalog.
+  return code == "ALL" ? "GS" : code;
+}
+
 std::vector<std::string> splitCodeLists(const std::vector<std::string>& lists) {
   std::vector<std::string> codes;
   for (const std::string& list : lists) {
@@ -99,7 +107,7 @@ std::vector<std::string> splitCodeLists(const std::vector<std::string>& lists) {
       while (i < list.size() && (list[i] == ',' || isSpace(list[i]))) ++i;
       std::size_t start = i;
       while (i < list.size() && list[i] != ',' && !isSpace(list[i])) ++i;
-      if (i > start) codes.push_back(list.substr(start, i - start));
+      if (i > start) codes.push_back(canonicalRuleCode(list.substr(start, i - start)));
     }
   }
   return codes;
@@ -109,14 +117,15 @@ std::string validateRuleCodes(const std::vector<std::string>& codes, std::string
   const auto& rules = RuleCatalog::instance().rules();
   for (const std::string& code : codes) {
     bool well_formed =
-        code.size() > 2 && code.starts_with("GS") &&
+        code.size() >= 2 && code.starts_with("GS") &&
         std::all_of(code.begin() + 2, code.end(), [](char c) { return c >= '0' && c <= '9'; });
     bool known = well_formed && std::any_of(rules.begin(), rules.end(), [&](const RuleInfo& rule) {
                    return rule.id.starts_with(code);
                  });
     if (!known) {
       return std::string(flag) + ": unknown rule code '" + code +
-             "' (expected a rule ID such as GS401 or a prefix such as GS4; see `graphsafe rules`)";
+             "' (expected a rule ID such as GS401, a prefix such as GS4, or ALL; see `graphsafe "
+             "rules`)";
     }
   }
   return {};
@@ -411,9 +420,13 @@ std::string projectRoot(const std::string& path, const std::optional<std::string
 }
 
 void writeSettings(const EngineOptions& engine, const std::optional<std::string>& config_path,
-                   std::ostream& out) {
+                   std::ostream& out, const std::optional<std::string>& user_config_path,
+                   bool allow_incomplete) {
   const AnalysisSettings& s = engine.settings;
   out << "configuration: " << (config_path ? *config_path : std::string("(none)")) << "\n";
+  out << "user-configuration: " << (user_config_path ? *user_config_path : std::string("(none)"))
+      << "\n";
+  out << "allow-incomplete: " << (allow_incomplete ? "true" : "false") << "\n";
   out << "paths: " << joined(engine.paths) << "\n";
   out << "select: " << joined(engine.selection.select, "(every rule)") << "\n";
   out << "ignore: " << joined(engine.selection.ignore) << "\n";
@@ -496,12 +509,32 @@ int runCheckCommand(const CheckCommandOptions& options, std::ostream& out, std::
   }
 
   std::optional<std::string> config_path;
+  std::optional<std::string> user_config_path;
+  bool allow_incomplete = false;
   try {
-    config_path = options.config.empty() ? findConfigFile(engine.paths.front()) : options.config;
-    if (config_path) applyConfig(loadConfigFile(*config_path), engine);
+    if (options.config.empty()) {
+      config_path = findConfigFile(engine.paths.front());
+      if (config_path) applyConfig(loadFoundConfigFile(*config_path), engine);
+    } else {
+      config_path = options.config;
+      applyConfig(loadConfigFile(*config_path), engine);
+    }
+    // The user's own settings, then the command line's, win over the repository's.
+    user_config_path =
+        options.user_config.empty() ? findUserConfigFile() : std::optional(options.user_config);
+    if (user_config_path) {
+      applyUserConfig(loadUserConfigFile(*user_config_path), engine, allow_incomplete);
+    }
   } catch (const ConfigError& config_error) {
-    err << "graphsafe: error: " << config_error.what() << "\n";
+    err << "graphsafe: error: " << printableName(config_error.what()) << "\n";
     return 2;
+  }
+  allow_incomplete = allow_incomplete || options.allow_incomplete;
+  if (options.cxx_timeout_seconds) {
+    engine.settings.cxx_timeout_ms = *options.cxx_timeout_seconds * 1000;
+  }
+  if (options.cxx_memory_mib) {
+    engine.settings.cxx_memory_bytes = std::size_t{*options.cxx_memory_mib} << 20;
   }
   // --extend-select adds to a selection; without one every rule runs already.
   if (!engine.selection.select.empty()) {
@@ -534,8 +567,16 @@ int runCheckCommand(const CheckCommandOptions& options, std::ostream& out, std::
     engine.paths = std::move(project);
   }
 
+  // Every file this run writes lands inside the trees it reads only through links that stay
+  // there (atomic_write.h): a checkout's planted link is replaced, never written through.
+  const std::vector<std::string> trees = analyzedTrees(engine.paths);
+  const LinkBoundary boundary{trees};
+  if (!engine.cache_dir.empty() && leavesBoundary(engine.cache_dir, boundary)) {
+    engine.cache_dir.clear();  // the cache is the run's own: not through a link out of the tree
+  }
+
   if (options.show_settings) {
-    writeSettings(engine, config_path, out);
+    writeSettings(engine, config_path, out, user_config_path, allow_incomplete);
     return 0;
   }
   if (options.show_files) {
@@ -549,7 +590,7 @@ int runCheckCommand(const CheckCommandOptions& options, std::ostream& out, std::
       files = collectFiles(engine.paths, engine.exclude, notices, engine.force_exclude);
     }
     writeNotices(notices, err, useColor(options.color, err_is_terminal));
-    for (const std::string& file : files) out << file << "\n";
+    for (const std::string& file : files) out << printableName(file) << "\n";
     return 0;
   }
 
@@ -566,7 +607,7 @@ int runCheckCommand(const CheckCommandOptions& options, std::ostream& out, std::
   // runs, their change is kept and the write refused.
   std::optional<FileSnapshot> baseline_before;
   if (!options.write_baseline.empty()) {
-    baseline_before = snapshotFile(options.write_baseline, error);
+    baseline_before = snapshotFile(options.write_baseline, error, boundary);
     if (!baseline_before) {
       err << "graphsafe: error: " << error << "\n";
       return 2;
@@ -607,14 +648,35 @@ int runCheckCommand(const CheckCommandOptions& options, std::ostream& out, std::
         << " not analyzed, and the selected rules check C++: " << result.skipped_reason
         << ". To check only the Python files, --exclude the C++ files\n";
   };
+  // Code left unanalyzed (the notices say what and why): a clean report would not be a pass.
+  const Incompleteness incomplete = incompleteness(result);
+  const bool incomplete_fails = incomplete.notices > 0 && !allow_incomplete;
+  auto reportIncomplete = [&] {
+    err << "graphsafe: error: the analysis is incomplete: ";
+    const std::size_t files = incomplete.files - result.skipped_files.size();
+    if (files > 0) {
+      err << plural(files, "file was", "files were") << " not analyzed completely";
+    } else {
+      err << "part of it was not completed";
+    }
+    err << " (the notices say why). Fix what they name or exclude those files; "
+           "--allow-incomplete accepts the result as it is\n";
+  };
 
   if (!options.write_baseline.empty()) {
+    // What was left out of the baseline must be seen: its findings would come back as new.
+    writeNotices(result.notices, err, useColor(options.color, err_is_terminal));
     if (skipped_fails) {  // a baseline without the C++ files' findings would be wrong
       reportSkipped();
       return 2;
     }
+    if (incomplete_fails) {
+      err << "graphsafe: error: the baseline was not written\n";
+      reportIncomplete();
+      return 2;
+    }
     Baseline current = Baseline::fromResult(result, options.write_baseline);
-    if (!current.write(options.write_baseline, *baseline_before, error)) {
+    if (!current.write(options.write_baseline, *baseline_before, error, boundary)) {
       err << "graphsafe: error: " << error << "\n";
       return 2;
     }
@@ -637,11 +699,16 @@ int runCheckCommand(const CheckCommandOptions& options, std::ostream& out, std::
     if (!options.quiet) {
       err << "graphsafe: " << plural(changed, "fix", "fixes") << " would be applied\n";
     }
+    if (incomplete_fails) {
+      writeNotices(result.notices, err, useColor(options.color, err_is_terminal));
+      reportIncomplete();
+      return 2;
+    }
     return changed == 0 || options.exit_zero ? 0 : 1;
   }
   if (options.fix) {
     std::size_t files = 0;
-    const std::size_t fixed = writeFixes(result, err, files);
+    const std::size_t fixed = writeFixes(result, err, files, trees);
     if (fixed > 0 && !options.quiet) {
       err << "graphsafe: fixed " << plural(fixed, "finding", "findings") << " in "
           << plural(files, "file", "files") << "\n";
@@ -672,14 +739,18 @@ int runCheckCommand(const CheckCommandOptions& options, std::ostream& out, std::
   }
 
   if (to_file) {
-    if (!writeFileAtomically(options.output, buffer.str(), error)) {
-      err << "graphsafe: error: " << error << "\n";
+    if (!writeFileAtomically(options.output, buffer.str(), error, boundary)) {
+      err << "graphsafe: error: " << printableName(error) << "\n";
       return 2;
     }
   }
   out.flush();
   if (skipped_fails) {
     reportSkipped();
+    return 2;
+  }
+  if (incomplete_fails) {
+    reportIncomplete();
     return 2;
   }
   if (result.diagnostics.empty() || options.exit_zero) return 0;

@@ -5,6 +5,7 @@
 // ends (the LSP server, tests) reuse the same option handling.
 
 #include <cstddef>
+#include <cstdint>
 #include <iostream>
 #include <optional>
 #include <ostream>
@@ -30,6 +31,9 @@ struct CheckCommandOptions {
   // --force-exclude: `exclude` applies to paths named on the command line too (pre-commit names
   // every staged file), as Ruff's --force-exclude.
   bool force_exclude = false;
+  // --pre-commit: its effect is on how the arguments are read (hook_arguments.h), before this
+  // struct is filled.
+  bool pre_commit = false;
   unsigned jobs = 0;                 // 0 = one per core
   bool exit_zero = false;
   bool fix = false;   // --fix: write the findings' fixes
@@ -79,6 +83,16 @@ struct CheckCommandOptions {
   // A progress line on stderr ("graphsafe: analyzed 1200/2584 files") when stderr is a
   // terminal, the run takes over a second, and --quiet is not given.
   bool progress = true;
+  // --allow-incomplete: a run that left code unanalyzed (a file skipped or cut short, a region
+  // past a budget) exits as its findings say instead of 2. The user's configuration can say so
+  // too (`allow-incomplete: true`); a repository's cannot.
+  bool allow_incomplete = false;
+  // --cxx-timeout SECONDS, --cxx-memory MIB: the bounds of one C++ unit, over the configuration
+  // files' (0 = no bound).
+  std::optional<std::uint32_t> cxx_timeout_seconds;
+  std::optional<std::uint32_t> cxx_memory_mib;
+  // The user's configuration file (findUserConfigFile() when empty), for tests.
+  std::string user_config;
 };
 
 struct Shard {
@@ -96,7 +110,11 @@ unsigned shardOfPath(std::string_view path, unsigned count);
 // Keeps the findings and notices of one shard; notices without a file stay in every shard.
 void keepShard(RunResult& result, const Shard& shard);
 
-// "GS4, GS101" and repeated flags -> {"GS4", "GS101"}.
+// A rule code as the selection matches it: upper case (`gs401` is GS401, as `graphsafe explain`
+// takes either case), and Ruff's `ALL` as `GS`, the prefix of every rule.
+std::string canonicalRuleCode(std::string code);
+
+// "GS4, gs101" and repeated flags -> {"GS4", "GS101"}, each code canonical.
 std::vector<std::string> splitCodeLists(const std::vector<std::string>& lists);
 
 // An error message for the first code that is not `GS` + digits naming (a prefix of) a rule
@@ -122,7 +140,9 @@ std::string projectRoot(const std::string& path, const std::optional<std::string
 
 // --show-settings: the resolved settings, one `key: value` line each.
 void writeSettings(const EngineOptions& engine, const std::optional<std::string>& config_path,
-                   std::ostream& out);
+                   std::ostream& out,
+                   const std::optional<std::string>& user_config_path = std::nullopt,
+                   bool allow_incomplete = false);
 
 // Whether any implemented rule the selection enables checks C++ code: when one does, a C++ file
 // left unanalyzed (the C++ frontend missing) fails the run.
@@ -130,8 +150,9 @@ bool selectsCxxRules(const RuleSelection& selection);
 
 // Runs the whole command: analysis, output (to `out` or --output), statistics. Returns the exit
 // code: 0 no findings (or --exit-zero), 1 findings, 2 usage or internal error (printed to
-// `err` as "graphsafe: error: ..."), or C++ files that could not be analyzed while C++ rules
-// are selected (whatever --exit-zero says).
+// `err` as "graphsafe: error: ..."), C++ files that could not be analyzed while C++ rules are
+// selected, or an incomplete analysis (a notice says what was left out) without
+// --allow-incomplete (whatever --exit-zero says).
 // `in` is read for the path `-` (--stdin-filename).
 int runCheckCommand(const CheckCommandOptions& options, std::ostream& out, std::ostream& err,
                     bool out_is_terminal, bool err_is_terminal, std::istream& in = std::cin);

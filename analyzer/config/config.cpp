@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -9,6 +10,7 @@
 #include <system_error>
 
 #include "analyzer/config/config_tree.h"
+#include "analyzer/io/atomic_write.h"
 #include "analyzer/io/bounded_read.h"
 
 namespace graphsafe {
@@ -95,6 +97,58 @@ Config loadConfigFile(const std::string& path) {
     return none;
   }
   return validateConfig(*document);
+}
+
+Config loadFoundConfigFile(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_symlink(path, ec)) {
+    const fs::path absolute = fs::absolute(path, ec).lexically_normal();
+    fs::path root = absolute.parent_path();
+    for (fs::path dir = root; !dir.empty(); dir = dir.parent_path()) {
+      if (fs::exists(dir / ".git", ec)) {
+        root = dir;
+        break;
+      }
+      if (dir == dir.parent_path()) break;
+    }
+    if (leavesBoundary(absolute.string(), LinkBoundary{{root.string()}})) {
+      throw ConfigError(path, 0, "",
+                        "a symbolic link to a file outside the repository, not read (a "
+                        "configuration kept elsewhere is named with --config)");
+    }
+  }
+  return loadConfigFile(path);
+}
+
+std::optional<std::string> findUserConfigFile() {
+  const char* xdg = std::getenv("XDG_CONFIG_HOME");
+  fs::path base;
+  if (xdg != nullptr && *xdg == '/') {
+    base = xdg;
+  } else if (const char* home = std::getenv("HOME"); home != nullptr && *home == '/') {
+    base = fs::path(home) / ".config";
+  } else {
+    return std::nullopt;
+  }
+  fs::path file = base / "graphsafe" / "graphsafe.yaml";
+  if (!isPresent(file)) return std::nullopt;
+  return file.string();
+}
+
+Config loadUserConfigFile(const std::string& path) {
+  ConfigDocument document = parseYamlConfig(path, readConfigText(path));
+  document.scope = ConfigScope::kUser;
+  return validateConfig(document);
+}
+
+void applyUserConfig(const Config& user, EngineOptions& options, bool& allow_incomplete) {
+  if (user.cxx_timeout_seconds) {
+    options.settings.cxx_timeout_ms = *user.cxx_timeout_seconds * 1000;
+  }
+  if (user.cxx_memory_mib) {
+    options.settings.cxx_memory_bytes = std::size_t{*user.cxx_memory_mib} << 20;
+  }
+  if (user.allow_incomplete) allow_incomplete = *user.allow_incomplete;
 }
 
 std::optional<std::string> findConfigFile(const std::string& start) {

@@ -30,10 +30,16 @@ struct ConfigEntry {
 
 enum class ConfigFormat { kYaml, kToml };
 
+// Whose file it is: the project's (found above the analyzed paths, or named with --config: a
+// repository's author wrote it) or the user's own (config.h, findUserConfigFile()), which alone
+// may lift the bounds and accept an incomplete analysis.
+enum class ConfigScope { kProject, kUser };
+
 struct ConfigDocument {
   std::string path;  // for messages
   ConfigFormat format = ConfigFormat::kYaml;
   std::string key_prefix;  // "[tool.graphsafe] " in pyproject.toml, else empty
+  ConfigScope scope = ConfigScope::kProject;
   ConfigNode root;
 };
 

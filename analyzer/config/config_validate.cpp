@@ -26,13 +26,23 @@ constexpr std::string_view kCaptureFlags = "capture-flags";
 constexpr std::string_view kEnvironment = "environment";
 constexpr std::string_view kCxxTimeout = "cxx-timeout";
 constexpr std::string_view kCxxMemory = "cxx-memory";
+constexpr std::string_view kAllowIncomplete = "allow-incomplete";
 
-const std::vector<std::string_view>& knownKeys() {
-  static const std::vector<std::string_view> keys = {
-      kSelect,         kIgnore,        kPerFileIgnores, kExclude,    kSeverity,
-      kCaptureEntryPoints, kExtraSyncApis, kExtraStateApis, kCaptureFlags, kEnvironment,
-      kCxxTimeout,     kCxxMemory};
-  return keys;
+// The most a repository's configuration may raise the bounds of one C++ unit to; the user's
+// configuration and the command line may go further, or lift them (0).
+constexpr std::uint32_t kProjectMaxTimeoutSeconds = 600;
+constexpr std::uint32_t kProjectMaxMemoryMib = 16u << 10;
+constexpr std::uint32_t kUserMaxTimeoutSeconds = 86'400;
+constexpr std::uint32_t kUserMaxMemoryMib = 1u << 20;
+
+const std::vector<std::string_view>& knownKeys(ConfigScope scope) {
+  static const std::vector<std::string_view> project = {
+      kSelect,        kIgnore,         kPerFileIgnores,
+      kExclude,       kSeverity,       kCaptureEntryPoints,
+      kExtraSyncApis, kExtraStateApis, kCaptureFlags,
+      kEnvironment,   kCxxTimeout,     kCxxMemory};
+  static const std::vector<std::string_view> user = {kAllowIncomplete, kCxxTimeout, kCxxMemory};
+  return scope == ConfigScope::kUser ? user : project;
 }
 
 bool identifierStart(unsigned char c) {
@@ -103,6 +113,10 @@ std::string quoted(std::string_view text) {
   return out + "'";
 }
 
+std::string userConfigSpelling() {
+  return "~/.config/graphsafe/graphsafe.yaml";
+}
+
 class Validator {
  public:
   explicit Validator(const ConfigDocument& document) : document_(document) {}
@@ -113,12 +127,23 @@ class Validator {
     const ConfigNode& root = document_.root;
     if (root.kind == Kind::kNull) return config;  // an empty YAML file
     if (root.kind != Kind::kTable) {
-      fail(root.line, "", "expected " + tableName() + " of settings, got " + describe(root));
+      // Without its text: a file that is not a configuration at all (a link to a credentials
+      // file) has nothing of graphsafe's to show, and its lines are not for the log.
+      const std::string what = root.kind == Kind::kString ? "a string"
+                               : root.kind == Kind::kInteger || root.kind == Kind::kFloat
+                                   ? "a number"
+                               : root.kind == Kind::kBool ? "a boolean"
+                                                          : describe(root);
+      fail(root.line, "", "expected " + tableName() + " of settings, got " + what);
     }
     std::set<std::string_view> seen;
     for (const ConfigEntry& entry : root.entries) {
       if (!seen.insert(entry.key).second) {
         fail(entry.line, entry.key, "duplicate key " + quoted(entry.key));
+      }
+      if (document_.scope == ConfigScope::kUser) {
+        userEntry(entry, config);
+        continue;
       }
       if (entry.key == kSelect) {
         config.select = ruleCodes(entry.value, entry.key);
@@ -141,9 +166,15 @@ class Validator {
       } else if (entry.key == kEnvironment) {
         environment(entry, config);
       } else if (entry.key == kCxxTimeout) {
-        config.cxx_timeout_seconds = bound(entry, "seconds", 0, 86'400);
+        config.cxx_timeout_seconds = bound(entry, "seconds", 1, kProjectMaxTimeoutSeconds);
       } else if (entry.key == kCxxMemory) {
-        config.cxx_memory_mib = bound(entry, "MiB", 0, 1u << 20);
+        config.cxx_memory_mib = bound(entry, "MiB", 256, kProjectMaxMemoryMib);
+      } else if (entry.key == kAllowIncomplete) {
+        fail(entry.line, entry.key,
+             entry.key +
+                 ": a repository's configuration cannot accept an incomplete analysis for whoever "
+                 "runs it; --allow-incomplete or the user's configuration (" +
+                 userConfigSpelling() + ") can");
       } else {
         unknownKey(entry);
       }
@@ -152,6 +183,31 @@ class Validator {
   }
 
  private:
+  // The settings of the user's configuration: those a repository is not trusted with.
+  void userEntry(const ConfigEntry& entry, Config& config) const {
+    if (entry.key == kAllowIncomplete) {
+      if (entry.value.kind != Kind::kBool) {
+        fail(entry.value.line, entry.key,
+             entry.key + ": expected true or false, got " + describe(entry.value));
+      }
+      config.allow_incomplete =
+          entry.value.text.starts_with('t') || entry.value.text.starts_with('T');
+    } else if (entry.key == kCxxTimeout) {
+      config.cxx_timeout_seconds = bound(entry, "seconds", 0, kUserMaxTimeoutSeconds);
+    } else if (entry.key == kCxxMemory) {
+      config.cxx_memory_mib = bound(entry, "MiB", 0, kUserMaxMemoryMib);
+    } else if (std::find(knownKeys(ConfigScope::kProject).begin(),
+                         knownKeys(ConfigScope::kProject).end(),
+                         entry.key) != knownKeys(ConfigScope::kProject).end()) {
+      fail(entry.line, entry.key,
+           quoted(entry.key) +
+               " is a project setting: put it in the project's .graphsafe.yaml or pyproject.toml "
+               "(the user's configuration holds allow-incomplete, cxx-timeout and cxx-memory)");
+    } else {
+      unknownKey(entry);
+    }
+  }
+
   [[noreturn]] void fail(int line, const std::string& key, const std::string& message) const {
     throw ConfigError(document_.path, line, key, document_.key_prefix + message);
   }
@@ -183,7 +239,7 @@ class Validator {
 
   [[noreturn]] void unknownKey(const ConfigEntry& entry) const {
     std::string message = "unknown key " + quoted(entry.key);
-    if (auto suggestion = closestName(entry.key, knownKeys())) {
+    if (auto suggestion = closestName(entry.key, knownKeys(document_.scope))) {
       message += " (did you mean '" + *suggestion + "'?)";
     }
     fail(entry.line, entry.key, message);
@@ -344,12 +400,18 @@ class Validator {
     }
   }
 
-  // A whole number of `unit` within [low, high]; 0 means "no bound".
+  // A whole number of `unit` within [low, high]; 0 (when `low` allows it) means "no bound".
   std::uint32_t bound(const ConfigEntry& entry, std::string_view unit, std::uint32_t low,
                       std::uint32_t high) const {
     const ConfigNode& value = entry.value;
-    const std::string range = std::to_string(low) + " to " + std::to_string(high) + " " +
-                              std::string(unit) + ", 0 for no limit";
+    std::string range =
+        std::to_string(low) + " to " + std::to_string(high) + " " + std::string(unit);
+    if (low == 0) {
+      range += ", 0 for no limit";
+    } else {
+      range += " (no limit, or a higher one, only from --" + entry.key + " or the user's " +
+               userConfigSpelling() + ")";
+    }
     if (value.kind != Kind::kInteger) {
       fail(value.line, entry.key,
            entry.key + ": expected a whole number (" + range + "), got " + describe(value));

@@ -1,17 +1,17 @@
 #include "analyzer/engine/cache_files.h"
 
 #include <signal.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
-#include <sstream>
 #include <vector>
 
+#include "analyzer/engine/cache_seal.h"
 #include "analyzer/io/atomic_write.h"
+#include "analyzer/io/bounded_read.h"
 #include "analyzer/io/json_bytes.h"
 
 namespace graphsafe {
@@ -26,22 +26,45 @@ std::string hexHash(std::uint64_t value) {
 }
 
 std::optional<std::string> readCacheEntry(const std::string& path, const std::string& magic) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::string first;
-  std::string checksum;
-  if (!std::getline(in, first) || first != magic || !std::getline(in, checksum)) {
+  const CacheSeal* seal = machineCacheSeal();
+  if (seal == nullptr) return std::nullopt;
+  // Only a regular file graphsafe wrote: a link in the directory is not followed.
+  struct stat info {};
+  if (::lstat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) return std::nullopt;
+  std::string text;
+  std::string ignored;
+  if (!readRegularFile(path, kMaxCacheEntryBytes, text, ignored)) return std::nullopt;
+  const std::size_t first_end = text.find('\n');
+  if (first_end == std::string::npos || std::string_view(text).substr(0, first_end) != magic) {
     return std::nullopt;
   }
-  std::ostringstream rest;
-  rest << in.rdbuf();
-  std::string payload = std::move(rest).str();
-  if (checksum != hexHash(contentHash(payload))) return std::nullopt;
+  const std::size_t seal_end = text.find('\n', first_end + 1);
+  if (seal_end == std::string::npos) return std::nullopt;
+  std::string_view sealed = std::string_view(text).substr(first_end + 1, seal_end - first_end - 1);
+  std::string payload = text.substr(seal_end + 1);
+  if (!seal->verify(payload, sealed)) return std::nullopt;
   return payload;
+}
+
+std::optional<json> parseEntryJson(std::string_view text) {
+  // The callback sees each value's depth as it is parsed: a deeper one ends the parse before
+  // any recursive code (dump, copy, compare) ever meets it.
+  struct TooDeep {};
+  try {
+    return json::parse(text, [](int depth, json::parse_event_t, json&) {
+      if (depth > kMaxCacheEntryDepth) throw TooDeep{};
+      return true;
+    });
+  } catch (const TooDeep&) {
+    return std::nullopt;
+  } catch (const json::exception&) {
+    return std::nullopt;
+  }
 }
 
 void writeCacheEntry(const std::string& directory, const std::string& path,
                      const std::string& magic, const std::string& payload) {
+  if (payload.size() > kMaxCacheEntryBytes) return;  // it would not be read back
   std::error_code ec;
   if (!fs::is_directory(directory, ec)) {
     fs::create_directories(directory, ec);
@@ -54,7 +77,9 @@ void writeCacheEntry(const std::string& directory, const std::string& path,
                              "# This directory is graphsafe's result cache (.graphsafe_cache).\n",
                              ignored);
   }
-  std::string content = magic + "\n" + hexHash(contentHash(payload)) + "\n" + payload;
+  const CacheSeal* seal = machineCacheSeal();
+  if (seal == nullptr) return;
+  std::string content = magic + "\n" + seal->seal(payload) + "\n" + payload;
   std::string error;
   replaceOwnFileAtomically(path, content, error);
 }
@@ -100,10 +125,11 @@ void pruneCacheDirectory(const std::string& directory, std::uint64_t max_bytes) 
 }
 
 std::optional<std::uint64_t> hashOfFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) return std::nullopt;
+  // A header or compile database, read whole; never a FIFO or device, never without a bound.
+  constexpr std::size_t kMaxDependencyBytes = std::size_t{256} << 20;
+  std::string text;
+  std::string ignored;
+  if (!readRegularFile(path, kMaxDependencyBytes, text, ignored)) return std::nullopt;
   return contentHash(text);
 }
 

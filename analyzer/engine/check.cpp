@@ -12,6 +12,46 @@ TensorMemory RegionContext::tensorMemory(RefId ref) const {
 }
 
 Value RegionContext::resolve(const Value& value) const {
+  Value resolved = resolveParameters(value);
+  if (program == nullptr || value.ref == kNoRef) return resolved;
+  // What the program model knows of the expression on this path: its kind, then whether a
+  // host value changes between replays (and why).
+  if (resolved.kind == ValueKind::kUnknown) {
+    const ValueKind kind = program->valueKind(frame, value.ref);
+    if (kind != ValueKind::kUnknown) {
+      resolved.kind = kind;
+      resolved.origin = kind == ValueKind::kTensor ? ValueOrigin::kTensorExpr : ValueOrigin::kNone;
+    }
+  }
+  // A value the program model cannot type may still be a library's host setting (an
+  // optimizer's learning rate): its variation says so.
+  if ((resolved.kind == ValueKind::kHostConstant || resolved.kind == ValueKind::kUnknown) &&
+      resolved.variation == 0) {
+    ReadSite site;
+    site.region_file = region_file;
+    site.region = static_cast<std::size_t>(region - region_file->regions.data());
+    site.file = file;
+    site.function = function;
+    site.frame = frame;
+    site.root = path.empty();
+    site.params = param_values;
+    if (const std::uint32_t found = program->variation(site, value.ref)) {
+      const ValueOrigin origin = program->variationAt(found).origin;
+      // A value the model cannot type whole is taken as the host value it varies as when what
+      // it knows of it is host values only (a field set to 0.5 here and to a request's setting
+      // there), or when a library says so (an optimizer's setting).
+      if (resolved.kind == ValueKind::kHostConstant || origin == ValueOrigin::kOptimizerSetting ||
+          program->mayBeHost(frame, value.ref)) {
+        resolved.kind = ValueKind::kHostVarying;
+        resolved.origin = origin;
+        resolved.variation = found;
+      }
+    }
+  }
+  return resolved;
+}
+
+Value RegionContext::resolveParameters(const Value& value) const {
   if (value.kind != ValueKind::kUnknown || value.param_deps == 0) return value;
   Value resolved = value;
   const Value* varying = nullptr;
@@ -36,6 +76,7 @@ Value RegionContext::resolve(const Value& value) const {
     // Why the argument varies is why the value does (a loop variable passed down a call).
     resolved.origin =
         varying->origin == ValueOrigin::kNone ? ValueOrigin::kParameter : varying->origin;
+    resolved.variation = varying->variation;
   } else if (all_constant) {
     resolved.kind = ValueKind::kHostConstant;
   }
@@ -65,7 +106,8 @@ std::string siteMessage(const CaptureRegion& region) {
 }  // namespace
 
 void DiagnosticSink::report(const RegionContext& context, SourceRange range, std::string message,
-                            std::optional<Fix> fix, std::optional<Severity> severity) {
+                            std::optional<Fix> fix, std::optional<Severity> severity,
+                            std::vector<RelatedLocation> notes) {
   std::vector<RelatedLocation> related;
   related.push_back(
       {context.region_file->source, context.region->site, siteMessage(*context.region)});
@@ -83,6 +125,7 @@ void DiagnosticSink::report(const RegionContext& context, SourceRange range, std
     related.push_back(
         {step.file->source, step.call->range, "reached through this call: " + step.call->text});
   }
+  for (RelatedLocation& note : notes) related.push_back(std::move(note));
   reportAt(context.file->source, range, std::move(message), std::move(related), std::move(fix),
            severity);
 }

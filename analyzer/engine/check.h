@@ -56,6 +56,9 @@ struct RegionContext {
   // parameters hold on this path (a tensor argument makes it a tensor; a varying host argument
   // makes it varying, with that argument's origin; only known host constants keep it constant).
   Value resolve(const Value& value) const;
+  // The parameter part of resolve(): an unknown value derived from parameters takes what they
+  // hold on this path.
+  Value resolveParameters(const Value& value) const;
   // Where the tensor `ref` (a reference of `file`) lives on this path, as the program model
   // types it: kUnknown without a model or when it cannot say.
   TensorMemory tensorMemory(RefId ref) const;
@@ -69,9 +72,11 @@ class DiagnosticSink {
 
   // `severity` overrides the rule's for one form of a hazard that is milder than the rest (a
   // check that reports a heuristic form as a warning); the configuration's overrides still win.
+  // `notes` follow the capture site and the call path (where a value changes, say).
   void report(const RegionContext& context, SourceRange range, std::string message,
               std::optional<Fix> fix = std::nullopt,
-              std::optional<Severity> severity = std::nullopt);
+              std::optional<Severity> severity = std::nullopt,
+              std::vector<RelatedLocation> notes = {});
   // For checks over a whole file (flow between capture and replay): related locations are given.
   void reportAt(const SourceFilePtr& file, SourceRange range, std::string message,
                 std::vector<RelatedLocation> related = {}, std::optional<Fix> fix = std::nullopt,

@@ -105,8 +105,9 @@ LoadedModule load() {
                  " (the C++ frontend) was not found next to the graphsafe binary or in "
                  "GRAPHSAFE_CUDA_FRONTEND (looked for " +
                  (tried.empty() ? std::string("it nowhere") : tried) +
-                 "); install it with graphsafe (PREFIX/lib/graphsafe/ for PREFIX/bin/graphsafe, or the "
-                 "graphsafe-cuda package), or configure with -DGRAPHSAFE_CUDA_FRONTEND=ON";
+                 "); install it with graphsafe: `pip install graphsafe-cuda` of graphsafe's "
+                 "version, the graphsafe-cuda Debian package, or PREFIX/lib/graphsafe/ for "
+                 "PREFIX/bin/graphsafe (a build configured with -DGRAPHSAFE_CUDA_FRONTEND=ON)";
   return module;
 }
 

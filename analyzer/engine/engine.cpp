@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <map>
 #include <iterator>
+#include <map>
 #include <mutex>
 #include <new>
 #include <optional>
@@ -12,25 +12,26 @@
 #include <unordered_map>
 
 #include "analyzer/catalog/rule_catalog.h"
-#include "analyzer/model/entry_points.h"
 #include "analyzer/engine/check.h"
 #include "analyzer/engine/cuda_frontend_loader.h"
 #include "analyzer/engine/extension_reach.h"
 #include "analyzer/engine/file_walker.h"
-#include "analyzer/engine/stream_handoffs.h"
 #include "analyzer/engine/frontend.h"
+#include "analyzer/engine/lowering_cache.h"
 #include "analyzer/engine/parallel.h"
 #include "analyzer/engine/per_file_ignores.h"
 #include "analyzer/engine/region_report.h"
-#include "analyzer/program/program_model.h"
 #include "analyzer/engine/region_walker.h"
-#include "analyzer/engine/lowering_cache.h"
 #include "analyzer/engine/result_cache.h"
 #include "analyzer/engine/severity_overrides.h"
 #include "analyzer/engine/source_reader.h"
+#include "analyzer/engine/stream_handoffs.h"
 #include "analyzer/engine/suppressions.h"
 #include "analyzer/engine/unit_cache.h"
 #include "analyzer/io/atomic_write.h"
+#include "analyzer/model/entry_points.h"
+#include "analyzer/program/program_model.h"
+#include "analyzer/program/type_evaluator.h"
 #include "frontends/python/module_name.h"
 
 namespace graphsafe {
@@ -137,6 +138,9 @@ void noteCompilerErrors(const std::vector<FileModel>& files, std::vector<Notice>
 // Imports are followed this many files deep from a file that may capture: a longer chain of
 // imports is not real code.
 constexpr int kMaxImportRounds = 32;
+// Importers of the files that capture are lowered this many rounds up (a loop, the trainer it
+// drives, the wrapper that captures).
+constexpr int kMaxImporterRounds = 3;
 
 // Lowers the files of a run: first those that matter, then, round by round, the Python modules
 // that code reachable from a capture region calls into. The others keep an empty model (read,
@@ -181,7 +185,9 @@ class LazyLowering {
     lower(batch, /*count=*/true);
     nameModules();
     lowerImported(batch);
+    lowerImporters();
     markHeadersOfExtensionUnits(models_);
+    markRegisteredOperators(models_);
     followStreamHandoffs(models_);
     auto program = std::make_unique<ProgramModel>(std::move(models_));
     program->settleRegions();
@@ -194,10 +200,25 @@ class LazyLowering {
                "`package.module:function`, `outer.inner` for a nested function, or "
                "`ns::Class::method` in C++)"});
     }
+    // A notice about the run's settings (path "") comes from every C++ file that meets it: said
+    // once.
+    std::set<std::string> said;
     for (std::size_t i = 0; i < program->files().size(); ++i) {
-      for (const Notice& notice : program->files()[i].notices) {
+      const FileModel& file = program->files()[i];
+      for (const Notice& notice : file.notices) {
+        if (notice.path.empty() && !said.insert(notice.message).second) continue;
         notices.push_back(withoutOwnLocation(notice));
+        // A file the frontend gave up on (a crash, a bound, a parse that failed) was not
+        // analyzed: its notice says so, and the run cannot pass.
+        if (file.lowered && file.parse_failed) notices.back().incomplete = true;
       }
+    }
+    if (imports_cut_) {
+      notices.push_back({"", -1,
+                         "imports were followed " + std::to_string(kMaxImportRounds) +
+                             " modules deep from the files that capture; the modules imported "
+                             "deeper were not analyzed",
+                         /*incomplete=*/true});
     }
     frontends_.noteSkipped(notices);
     noteCompilerErrors(program->files(), notices);
@@ -237,8 +258,9 @@ class LazyLowering {
         models_[i].language = frontend_of_[i]->language();
         models_[i].source = sources_[i];
         models_[i].parse_failed = true;
-        models_[i].notices.push_back(
-            {sources_[i]->path(), -1, "skipped: ran out of memory while analyzing this file"});
+        models_[i].notices.push_back({sources_[i]->path(), -1,
+                                      "skipped: ran out of memory while analyzing this file",
+                                      /*incomplete=*/true});
       }
       if (progress != nullptr) ++progress->done;
     });
@@ -281,6 +303,51 @@ class LazyLowering {
       lower(next);
       frontier = std::move(next);
     }
+    imports_cut_ = !frontier.empty();
+  }
+
+  // The Python files that import a module holding a capture region, and those that import
+  // them, a few rounds up: the loops that replay a graph, and what they change between replays,
+  // are in the callers of the code that captures (a training loop calling a wrapper's step, a
+  // server changing a runner's settings). With the files they import in turn.
+  void lowerImporters() {
+    if (lower_everything_) return;
+    std::vector<bool> targets(models_.size(), false);
+    bool any = false;
+    for (std::size_t i = 0; i < models_.size(); ++i) {
+      targets[i] =
+          lowered_[i] && models_[i].language == Language::kPython && !models_[i].regions.empty();
+      any = any || targets[i];
+    }
+    if (!any) return;
+    // Each unlowered file's imports, read once (lexically).
+    std::vector<std::vector<std::string>> imports(models_.size());
+    parallelFor(models_.size(), options_.jobs, [&](std::size_t i) {
+      if (lowered_[i] || frontend_of_[i] == nullptr ||
+          frontend_of_[i]->language() != Language::kPython) {
+        return;
+      }
+      imports[i] = frontend_of_[i]->importedModules(*sources_[i]);
+    });
+    for (int round = 0; round < kMaxImporterRounds; ++round) {
+      program::ProgramIndex index(models_);
+      std::vector<std::size_t> next;
+      for (std::size_t i = 0; i < models_.size(); ++i) {
+        if (lowered_[i]) continue;
+        for (const std::string& module : imports[i]) {
+          const std::uint32_t file = index.moduleFile(module, static_cast<std::uint32_t>(i));
+          if (file != program::kNoId && targets[file]) {
+            next.push_back(i);
+            break;
+          }
+        }
+      }
+      if (next.empty()) break;
+      lower(next);
+      lowerImported(next);
+      std::fill(targets.begin(), targets.end(), false);
+      for (std::size_t i : next) targets[i] = true;
+    }
   }
 
   // Every Python file's module name, lowered or not: a name that reaches a module not lowered
@@ -304,6 +371,7 @@ class LazyLowering {
   std::vector<const Frontend*> frontend_of_;
   std::string settings_key_;  // when a lowering cache is given
   std::optional<UnitCache> unit_cache_;
+  bool imports_cut_ = false;  // the import rounds ended with files still to lower
 };
 
 struct EnabledCheck {
@@ -327,29 +395,100 @@ std::vector<EnabledCheck> enabledChecks(const std::vector<std::unique_ptr<Check>
   return enabled;
 }
 
-// Runs every enabled check over one file: the events of each of its capture regions (and what
-// they reach), then the whole-file checks.
-std::vector<Diagnostic> checkFile(const ProgramModel& program, const FileModel& file,
-                                  const std::vector<EnabledCheck>& checks) {
-  std::vector<Diagnostic> found;
-  std::vector<DiagnosticSink> sinks;
-  sinks.reserve(checks.size());
-  for (const EnabledCheck& enabled : checks) sinks.emplace_back(*enabled.rule, found);
+// A capture region whose walk ran into a bound, as the checks left it.
+struct RegionCut {
+  const FileModel* file = nullptr;
+  std::size_t region = 0;
+  RegionWalker::Cut cut;
+};
 
-  RegionWalker walker(program);
-  for (std::size_t r = 0; r < file.regions.size(); ++r) {
-    bool traced = file.regions[r].dynamo_traced;
-    walker.walk(file, r, [&](const RegionContext& context, const Event& event) {
-      for (std::size_t c = 0; c < checks.size(); ++c) {
-        if (traced && !checks[c].rule->applies_when_traced) continue;
-        checks[c].check->checkRegionEvent(context, event, sinks[c]);
-      }
-    });
+// What checking one file found, and what it could not check.
+struct FileChecks {
+  std::vector<Diagnostic> diagnostics;
+  std::vector<Notice> notices;
+  std::vector<RegionCut> cuts;
+};
+
+std::string functions(std::size_t count) {
+  return std::to_string(count) + (count == 1 ? " function" : " functions");
+}
+
+// A region whose walk left functions unwalked was checked in part: said once, at the region.
+// Called once every check is done (the deep calls are resolved only then); nullopt when every
+// function its calls reach was walked after all.
+std::optional<Notice> regionCutNotice(const ProgramModel& program, const RegionCut& region_cut) {
+  const RegionWalker::Cut& cut = region_cut.cut;
+  const std::size_t deep = RegionWalker(program).functionsCutDeep(cut);
+  if (cut.visit_budget == 0 && deep == 0) return std::nullopt;
+  const FileModel& file = *region_cut.file;
+  const CaptureRegion& region = file.regions[region_cut.region];
+  std::string where = "this capture region";
+  if (region.function < file.functions.size()) {
+    where += " (in `" + file.functions[region.function].qualified_name + "`)";
   }
-  for (std::size_t c = 0; c < checks.size(); ++c) {
-    checks[c].check->checkFile(file, program, sinks[c]);
+  std::string message = where + " was checked only in part:";
+  if (cut.visit_budget > 0) {
+    message += " its walk used the " + std::to_string(RegionWalker::kMaxFunctionVisits) +
+               " function visits one region may take, and " + functions(cut.visit_budget) +
+               " its calls reach past them were not walked";
   }
-  return found;
+  if (deep > 0) {
+    message += std::string(cut.visit_budget > 0 ? ";" : "") + " " + functions(deep) +
+               " reached only more than " + std::to_string(RegionWalker::kMaxCallDepth) +
+               " calls deep were not walked";
+  }
+  message += "; hazards in them are missed";
+  return Notice{file.source->path(), static_cast<std::int32_t>(region.site.start.line),
+                std::move(message), /*incomplete=*/true};
+}
+
+// Runs every enabled check over one file: the events of each of its capture regions (and what
+// they reach), then the whole-file checks. Running out of memory costs this file's findings
+// only, as in the frontends.
+FileChecks checkFile(const ProgramModel& program, const FileModel& file,
+                     const std::vector<EnabledCheck>& checks) {
+  FileChecks result;
+  try {
+    std::vector<Diagnostic>& found = result.diagnostics;
+    std::vector<DiagnosticSink> sinks;
+    sinks.reserve(checks.size());
+    for (const EnabledCheck& enabled : checks) sinks.emplace_back(*enabled.rule, found);
+
+    RegionWalker walker(program);
+    for (std::size_t r = 0; r < file.regions.size(); ++r) {
+      bool traced = file.regions[r].dynamo_traced;
+      RegionWalker::Cut cut =
+          walker.walk(file, r, [&](const RegionContext& context, const Event& event) {
+            for (std::size_t c = 0; c < checks.size(); ++c) {
+              if (traced && !checks[c].rule->applies_when_traced) continue;
+              checks[c].check->checkRegionEvent(context, event, sinks[c]);
+            }
+          });
+      if (cut.any()) result.cuts.push_back({&file, r, std::move(cut)});
+    }
+    for (std::size_t c = 0; c < checks.size(); ++c) {
+      checks[c].check->checkFile(file, program, sinks[c]);
+    }
+  } catch (const std::bad_alloc&) {
+    result = FileChecks{};
+    result.notices.push_back({file.source->path(), -1,
+                              "skipped: ran out of memory while checking this file",
+                              /*incomplete=*/true});
+  }
+  return result;
+}
+
+// The program model's evaluator answers "unknown" once its budget is spent: the checks after
+// that point are quieter than the code deserves, and the run says where it happened.
+Notice evaluatorBudgetNotice(const std::string& path) {
+  std::string message =
+      "the program model's budget (" + std::to_string(program::TypeEvaluator::kMaxEvaluations) +
+      " type evaluations, " + std::to_string(program::TypeEvaluator::kMaxCallSiteVisits) +
+      " call sites looked at) ran out ";
+  message +=
+      path.empty() ? "before the checks began" : "while this file's capture regions were checked";
+  message += "; types asked for after that are unknown, so findings may be missed";
+  return {path, -1, std::move(message), /*incomplete=*/true};
 }
 
 // One finding per rule and range: the same line reached from two regions or along two call
@@ -429,6 +568,7 @@ RunResult analyzeAll(const std::vector<SourceFilePtr>& sources, const EngineOpti
       record->uncacheable |= !file.includes_complete;
       record->dependencies.insert(record->dependencies.end(), file.includes.begin(),
                                   file.includes.end());
+      if (!file.flags_from.empty()) record->dependencies.push_back(file.flags_from);
       if (!file.compile_database.empty()) record->dependencies.push_back(file.compile_database);
     }
     std::sort(record->dependencies.begin(), record->dependencies.end());
@@ -441,18 +581,23 @@ RunResult analyzeAll(const std::vector<SourceFilePtr>& sources, const EngineOpti
   auto enabled = enabledChecks(checks, options.selection, notices);
 
   const auto& files = program.files();
-  std::vector<std::vector<Diagnostic>> per_file(files.size());
+  std::vector<FileChecks> per_file(files.size());
   // The files with capture regions ask the program model's evaluator, whose answers under its
   // budgets depend on the order of the questions: they are checked one after another, in file
   // order, so that a run gives the same findings whatever `jobs` says. The others (most files)
   // ask nothing of it and are checked in parallel.
   std::vector<std::size_t> rest;
+  if (program.evaluator().budgetExhausted()) notices.push_back(evaluatorBudgetNotice(""));
   for (std::size_t i = 0; i < files.size(); ++i) {
     if (files[i].regions.empty()) {
       rest.push_back(i);
     } else {
       throwIfCancelled(options);
+      const bool spent = program.evaluator().budgetExhausted();
       per_file[i] = checkFile(program, files[i], enabled);
+      if (!spent && program.evaluator().budgetExhausted()) {
+        per_file[i].notices.push_back(evaluatorBudgetNotice(files[i].source->path()));
+      }
     }
   }
   parallelFor(rest.size(), options.jobs, [&](std::size_t k) {
@@ -466,8 +611,15 @@ RunResult analyzeAll(const std::vector<SourceFilePtr>& sources, const EngineOpti
   if (!result.skipped_files.empty()) result.skipped_reason = frontends.cudaError();
   result.files_analyzed = files.size() - result.skipped_files.size();
   if (options.report_regions) result.regions = reportRegions(program);
-  for (auto& found : per_file) {
-    std::move(found.begin(), found.end(), std::back_inserter(result.diagnostics));
+  for (FileChecks& found : per_file) {
+    std::move(found.diagnostics.begin(), found.diagnostics.end(),
+              std::back_inserter(result.diagnostics));
+    std::move(found.notices.begin(), found.notices.end(), std::back_inserter(notices));
+    for (const RegionCut& cut : found.cuts) {
+      if (std::optional<Notice> notice = regionCutNotice(program, cut)) {
+        notices.push_back(std::move(*notice));
+      }
+    }
   }
   removeDuplicates(result.diagnostics);
 
@@ -511,7 +663,7 @@ RunResult analyzeSources(const std::vector<SourceFilePtr>& sources, const Engine
     if (problem.empty()) {
       accepted.push_back(source);
     } else {
-      notices.push_back({source->path(), -1, problem});
+      notices.push_back({source->path(), -1, problem, /*incomplete=*/true});
     }
   }
   return analyzeAll(accepted, options, std::move(notices));

@@ -1,8 +1,11 @@
 #include "analyzer/engine/extension_reach.h"
 
+#include <deque>
 #include <filesystem>
+#include <set>
 #include <string>
 #include <unordered_map>
+#include <utility>
 
 namespace graphsafe {
 
@@ -46,6 +49,50 @@ void markHeadersOfExtensionUnits(std::vector<FileModel>& models) {
     if (includer[i] == nullptr) continue;
     models[i].extension_includer = includer[i]->source->path();
     markExtensionCode(models[i]);
+  }
+}
+
+void markRegisteredOperators(std::vector<FileModel>& models) {
+  using At = std::pair<std::size_t, FunctionId>;
+  std::unordered_map<std::string, std::vector<At>> by_name;
+  std::deque<At> pending;
+  std::set<At> seen;
+  bool any = false;
+  for (const FileModel& model : models) {
+    any = any || (model.language == Language::kCuda && !model.registered_ops.empty());
+  }
+  if (!any) return;
+  for (std::size_t i = 0; i < models.size(); ++i) {
+    if (models[i].language != Language::kCuda) continue;
+    for (FunctionId f = 0; f < models[i].functions.size(); ++f) {
+      by_name[models[i].functions[f].qualified_name].emplace_back(i, f);
+    }
+  }
+  auto reach = [&](const At& at) {
+    if (seen.insert(at).second) pending.push_back(at);
+  };
+  for (const FileModel& model : models) {
+    if (model.language != Language::kCuda) continue;
+    for (const std::string& name : model.registered_ops) {
+      auto it = by_name.find(name);
+      if (it == by_name.end()) continue;
+      for (const At& at : it->second) reach(at);
+    }
+  }
+  while (!pending.empty()) {
+    auto [file, f] = pending.front();
+    pending.pop_front();
+    FunctionModel& function = models[file].functions[f];
+    for (Event& event : function.events) {
+      event.flags |= kFlagExtensionCode;
+      if (event.kind != EventKind::kCall) continue;
+      if (event.callee != kNoFunction && event.callee < models[file].functions.size()) {
+        reach({file, event.callee});
+      } else if (auto it = by_name.find(event.callee_qualified);
+                 !event.callee_qualified.empty() && it != by_name.end()) {
+        for (const At& at : it->second) reach(at);
+      }
+    }
   }
 }
 

@@ -12,4 +12,11 @@ namespace graphsafe {
 // models and events (kFlagExtensionCode). A header no extension unit includes is left alone.
 void markHeadersOfExtensionUnits(std::vector<FileModel>& models);
 
+// Reachability from PyTorch through operator registration: a function a unit registers
+// (TORCH_LIBRARY's `m.def`/`m.impl`, pybind11's `def`) runs when Python calls the op, so it is
+// extension code wherever it is defined, and so is every function it calls (in its file, or by
+// qualified name in another), though their files include no torch header. Marks those
+// functions' events (kFlagExtensionCode).
+void markRegisteredOperators(std::vector<FileModel>& models);
+
 }  // namespace graphsafe

@@ -6,14 +6,13 @@
 #include <array>
 #include <cerrno>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <set>
-#include <sstream>
 #include <string_view>
 #include <utility>
 
 #include "analyzer/engine/ignore_rules.h"
+#include "analyzer/io/bounded_read.h"
 
 namespace graphsafe {
 
@@ -107,14 +106,32 @@ bool relativeInside(const std::string& base, const std::string& path, std::strin
   return true;
 }
 
-std::shared_ptr<const IgnoreRules> loadIgnoreFile(const fs::path& file, const std::string& base) {
+// An ignore file (or the `exclude` option, `file` empty) with more patterns to glob-match than
+// IgnoreRules applies, said once.
+Notice tooManyGlobs(const std::string& file, const IgnoreRules& rules) {
+  return {file, -1,
+          std::string(file.empty() ? "the exclude patterns were" : "this ignore file was") +
+              " not applied: a path would be matched against " +
+              std::to_string(rules.globPatterns()) + " of its patterns one by one, more than the " +
+              std::to_string(IgnoreRules::kMaxGlobPatterns) +
+              " graphsafe tries; the files they would exclude are analyzed"};
+}
+
+// Nobody writes an ignore file this large; one that is is not read past it.
+constexpr std::size_t kMaxIgnoreFileBytes = std::size_t{16} << 20;
+
+std::shared_ptr<const IgnoreRules> loadIgnoreFile(const fs::path& file, const std::string& base,
+                                                  std::vector<Notice>& notices) {
   std::error_code ec;
   if (!fs::is_regular_file(file, ec)) return nullptr;
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return nullptr;
-  std::ostringstream text;
-  text << in.rdbuf();
-  auto rules = std::make_shared<const IgnoreRules>(IgnoreRules::parse(text.str(), base));
+  std::string text;
+  std::string error;
+  if (!readRegularFile(file.string(), kMaxIgnoreFileBytes, text, error)) {
+    notices.push_back({file.string(), -1, "this ignore file was not applied: " + error});
+    return nullptr;
+  }
+  auto rules = std::make_shared<const IgnoreRules>(IgnoreRules::parse(text, base));
+  if (rules->tooManyGlobs()) notices.push_back(tooManyGlobs(file.string(), *rules));
   return rules->empty() ? nullptr : rules;
 }
 
@@ -134,7 +151,7 @@ std::string repositoryOf(const std::string& root_absolute) {
   }
 }
 
-RuleStack parentIgnoreRules(const std::string& root_absolute) {
+RuleStack parentIgnoreRules(const std::string& root_absolute, std::vector<Notice>& notices) {
   std::vector<std::string> chain;  // root's parents, innermost first
   fs::path dir = fs::path(root_absolute);
   std::string top;
@@ -147,11 +164,11 @@ RuleStack parentIgnoreRules(const std::string& root_absolute) {
   }
   RuleStack stack;
   if (top.empty()) return stack;
-  if (auto rules = loadIgnoreFile(fs::path(top) / ".git" / "info" / "exclude", top)) {
+  if (auto rules = loadIgnoreFile(fs::path(top) / ".git" / "info" / "exclude", top, notices)) {
     stack.push_back(std::move(rules));
   }
   for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
-    if (auto rules = loadIgnoreFile(fs::path(*it) / ".gitignore", *it)) {
+    if (auto rules = loadIgnoreFile(fs::path(*it) / ".gitignore", *it, notices)) {
       stack.push_back(std::move(rules));
     }
   }
@@ -189,6 +206,7 @@ class Walker {
     std::string text;
     for (const std::string& pattern : exclude) text += pattern + "\n";
     excludes_ = IgnoreRules::parse(text, absolutePath("."));
+    if (excludes_.tooManyGlobs()) notices_.push_back(tooManyGlobs("", excludes_));
   }
 
   // --force-exclude: whether `exclude` excludes a path named on the command line, itself or
@@ -213,11 +231,12 @@ class Walker {
     Frame first;
     first.display = root;
     first.absolute = absolutePath(root);
-    first.rules = parentIgnoreRules(first.absolute);
+    first.rules = parentIgnoreRules(first.absolute, notices_);
     first.root = true;
     if (!directoryId(root, first.id)) {
-      notices_.push_back(
-          {root, -1, "cannot read directory: " + std::generic_category().message(errno)});
+      notices_.push_back({root, -1,
+                          "cannot read directory: " + std::generic_category().message(errno),
+                          /*incomplete=*/true});
       return;
     }
     visited_.insert(first.id);
@@ -232,11 +251,18 @@ class Walker {
     frames_.push_back(std::move(first));
     std::vector<std::size_t> pending = {0};
     // An explicit stack: the depth of the tree never becomes the depth of our call stack.
-    while (!pending.empty()) {
+    while (!pending.empty() && !stopped()) {
       std::size_t index = pending.back();
       pending.pop_back();
       readDirectory(index, pending);
     }
+  }
+
+  // A bound on the walk (0: none): past this many files, or eight times as many directories,
+  // it stops, and stopped() says so.
+  void limit(std::size_t max_files) { max_files_ = max_files; }
+  bool stopped() const {
+    return max_files_ != 0 && (files_.size() > max_files_ || directories_ > 8 * max_files_);
   }
 
  private:
@@ -291,6 +317,15 @@ class Walker {
     return LinkKind::kOutside;
   }
 
+  // Whether a link to a file leads inside the repository (the walked root outside one).
+  bool linkStaysInside(const std::string& link, std::string& target) const {
+    std::error_code ec;
+    target = fs::canonical(link, ec).generic_string();
+    if (ec || bound_canonical_.empty()) return false;
+    return target.starts_with(bound_canonical_) &&
+           (bound_canonical_.ends_with('/') || target[bound_canonical_.size()] == '/');
+  }
+
   bool isAncestor(std::size_t index, const DirectoryId& id) const {
     // Frames form a tree through `parent`; walking up ends at the root, which is its own parent.
     while (true) {
@@ -301,19 +336,22 @@ class Walker {
   }
 
   void readDirectory(std::size_t index, std::vector<std::size_t>& pending) {
+    ++directories_;
     std::vector<std::string> names;
     {
       std::error_code ec;
       fs::directory_iterator it(frames_[index].display, ec);
       if (ec) {
-        notices_.push_back({frames_[index].display, -1, "cannot read directory: " + ec.message()});
+        notices_.push_back({frames_[index].display, -1, "cannot read directory: " + ec.message(),
+                            /*incomplete=*/true});
         return;
       }
       for (; it != fs::directory_iterator(); it.increment(ec)) {
         names.push_back(it->path().filename().string());
       }
       if (ec) {
-        notices_.push_back({frames_[index].display, -1, "cannot read directory: " + ec.message()});
+        notices_.push_back({frames_[index].display, -1, "cannot read directory: " + ec.message(),
+                            /*incomplete=*/true});
       }
     }
     std::sort(names.begin(), names.end());
@@ -323,7 +361,8 @@ class Walker {
     // A repository nested inside the walk starts over with its own ignore files.
     if (!frame.root && std::binary_search(names.begin(), names.end(), ".git")) rules.clear();
     if (std::binary_search(names.begin(), names.end(), ".gitignore")) {
-      if (auto own = loadIgnoreFile(fs::path(frame.display) / ".gitignore", frame.absolute)) {
+      if (auto own =
+              loadIgnoreFile(fs::path(frame.display) / ".gitignore", frame.absolute, notices_)) {
         rules.push_back(std::move(own));
       }
     }
@@ -379,6 +418,15 @@ class Walker {
         frames_.push_back(std::move(next));
         pending.push_back(frames_.size() - 1);
       } else if (handledPath(child) && !ignored(frames_[index], child_absolute, false)) {
+        if (fs::is_symlink(link)) {
+          std::string points_at;
+          if (!linkStaysInside(child, points_at)) {
+            notices_.push_back({child, -1,
+                                "skipped: symbolic link to " + points_at +
+                                    ", outside the project (name that file to analyze it)"});
+            continue;
+          }
+        }
         files_.push_back(child);
       }
     }
@@ -391,6 +439,8 @@ class Walker {
   std::set<DirectoryId> visited_;
   std::string root_canonical_;
   std::string bound_canonical_;
+  std::size_t max_files_ = 0;
+  std::size_t directories_ = 0;
 };
 
 }  // namespace
@@ -407,12 +457,37 @@ bool isCudaPath(const std::string& path) {
          kCudaExtensions.end();
 }
 
+std::vector<std::string> analyzedTrees(const std::vector<std::string>& paths) {
+  std::vector<std::string> trees = {absolutePath(".")};
+  auto add = [&](std::string tree) {
+    if (!tree.empty() && std::find(trees.begin(), trees.end(), tree) == trees.end()) {
+      trees.push_back(std::move(tree));
+    }
+  };
+  add(repositoryOf(trees.front()));
+  for (const std::string& given : paths) {
+    std::string absolute = absolutePath(normalizeUserPath(given));
+    std::error_code ec;
+    if (!fs::is_directory(absolute, ec)) absolute = fs::path(absolute).parent_path().string();
+    add(absolute);
+    add(repositoryOf(absolute));
+  }
+  return trees;
+}
+
 std::vector<std::string> collectFiles(const std::vector<std::string>& paths,
                                       const std::vector<std::string>& exclude,
-                                      std::vector<Notice>& notices, bool force_exclude) {
+                                      std::vector<Notice>& notices, bool force_exclude,
+                                      std::size_t max_files, bool* stopped) {
   std::vector<std::string> files;
   Walker walker(exclude, notices, files);
+  walker.limit(max_files);
+  if (stopped != nullptr) *stopped = false;
   for (const std::string& given : paths) {
+    if (walker.stopped()) {
+      if (stopped != nullptr) *stopped = true;
+      return {};
+    }
     std::string path = normalizeUserPath(given);
     std::error_code ec;
     fs::file_status status = fs::status(path, ec);
@@ -421,7 +496,7 @@ std::vector<std::string> collectFiles(const std::vector<std::string>& paths,
       if (fs::is_symlink(fs::symlink_status(path, link_ec))) {
         notices.push_back({path, -1, "broken symbolic link"});
       } else if (ec && ec != std::errc::no_such_file_or_directory) {
-        notices.push_back({path, -1, "cannot access: " + ec.message()});
+        notices.push_back({path, -1, "cannot access: " + ec.message(), /*incomplete=*/true});
       } else {
         notices.push_back({path, -1, "no such file or directory"});
       }
@@ -436,6 +511,10 @@ std::vector<std::string> collectFiles(const std::vector<std::string>& paths,
     } else {
       notices.push_back({path, -1, "skipped: not a Python or C++/CUDA source file"});
     }
+  }
+  if (walker.stopped()) {
+    if (stopped != nullptr) *stopped = true;
+    return {};
   }
   std::sort(files.begin(), files.end());
   files.erase(std::unique(files.begin(), files.end()), files.end());

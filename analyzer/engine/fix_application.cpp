@@ -173,14 +173,21 @@ std::string unifiedDiff(const std::string& path, std::string_view text,
   return out;
 }
 
-std::size_t writeFixes(RunResult& result, std::ostream& err, std::size_t& files) {
+std::size_t writeFixes(RunResult& result, std::ostream& err, std::size_t& files,
+                       const std::vector<std::string>& trees) {
   files = 0;
+  // A source file may be a link; the file it names is edited only when it is the project's.
+  const LinkBoundary boundary{trees, /*edit_link_targets=*/true};
   std::vector<bool> fixed(result.diagnostics.size(), false);
   std::size_t count = 0;
   for (const FileFix& file : collectFixes(result)) {
     const std::string& path = file.file->path();
     std::string error;
-    auto now = snapshotFile(path, error);
+    auto now = snapshotFile(path, error, boundary);
+    if (!now && !error.empty()) {
+      err << "graphsafe: not fixed: " << printableName(error) << "\n";
+      continue;
+    }
     // The file must still be the text the fixes were computed from.
     if (!now || !now->exists || !now->regular ||
         now->content_hash != contentHash(file.file->text()) ||
@@ -189,7 +196,8 @@ std::size_t writeFixes(RunResult& result, std::ostream& err, std::size_t& files)
           << ": not fixed: the file changed since it was analyzed\n";
       continue;
     }
-    if (!writeFileAtomically(path, applyEdits(file.file->text(), file.edits), *now, error)) {
+    if (!writeFileAtomically(path, applyEdits(file.file->text(), file.edits), *now, error,
+                             boundary)) {
       err << "graphsafe: not fixed: " << printableName(error) << "\n";
       continue;
     }

@@ -33,8 +33,10 @@ std::string unifiedDiff(const std::string& path, std::string_view text,
                         const std::vector<TextEdit>& edits);
 
 // Writes each file's fixes; the findings fixed are removed from `result`. Files changed since
-// they were analyzed are left alone with a message on `err`. Returns the number of findings
-// fixed; `files` is set to the number of files written.
-std::size_t writeFixes(RunResult& result, std::ostream& err, std::size_t& files);
+// they were analyzed, and files reached through a symbolic link out of the analyzed trees
+// (`trees`, see LinkBoundary), are left alone with a message on `err`. Returns the number of
+// findings fixed; `files` is set to the number of files written.
+std::size_t writeFixes(RunResult& result, std::ostream& err, std::size_t& files,
+                       const std::vector<std::string>& trees = {});
 
 }  // namespace graphsafe

@@ -1,6 +1,7 @@
 #include "analyzer/engine/ignore_rules.h"
 
 #include <algorithm>
+#include <unordered_set>
 
 namespace graphsafe {
 
@@ -141,12 +142,21 @@ bool globMatchSegment(std::string_view pattern, std::string_view text) {
 IgnoreRules IgnoreRules::parse(std::string_view text, std::string base) {
   IgnoreRules rules;
   rules.base_ = std::move(base);
-  std::size_t start = 0;
-  while (start < text.size()) {
+  // Repeated lines count once, at their last place: the last matching pattern decides, so an
+  // earlier copy never changes a verdict.
+  std::vector<std::string_view> lines;
+  for (std::size_t start = 0; start < text.size();) {
     std::size_t end = text.find('\n', start);
     if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(start, end - start);
+    lines.push_back(text.substr(start, end - start));
     start = end + 1;
+  }
+  std::vector<bool> repeated(lines.size(), false);
+  std::unordered_set<std::string_view> later;
+  for (std::size_t i = lines.size(); i-- > 0;) repeated[i] = !later.insert(lines[i]).second;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (repeated[i]) continue;
+    std::string_view line = lines[i];
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     // Trailing spaces are dropped unless escaped.
     while (!line.empty() && line.back() == ' ' &&
@@ -180,6 +190,19 @@ IgnoreRules IgnoreRules::parse(std::string_view text, std::string base) {
     if (!pattern.anchored) pattern.segments.insert(pattern.segments.begin(), "**");
     rules.patterns_.push_back(std::move(pattern));
     rules.index(static_cast<std::uint32_t>(rules.patterns_.size() - 1));
+  }
+  // What one path may be matched against one by one: the patterns no lookup finds, or the
+  // largest list one lookup finds.
+  rules.globs_ = rules.wildcards_.size();
+  for (const Index* index : {&rules.by_name_, &rules.by_literal_}) {
+    for (const auto& [key, list] : *index) rules.globs_ = std::max(rules.globs_, list.size());
+  }
+  if (rules.globs_ > kMaxGlobPatterns) {
+    IgnoreRules none;
+    none.base_ = std::move(rules.base_);
+    none.globs_ = rules.globs_;
+    none.too_many_globs_ = true;
+    return none;
   }
   return rules;
 }

@@ -15,9 +15,21 @@ class IgnoreRules {
  public:
   enum class Verdict { kNone, kIgnore, kInclude };
 
+  // Patterns are found by what a path must contain (below); those with no literal text in
+  // their last segment (`*`, `[a-z]?`) are tried one by one. A file with more of those than
+  // this, or with more patterns behind one key of its index, is not applied (a notice says
+  // so), so that an ignore file costs each path a bounded number of glob matches.
+  static constexpr std::size_t kMaxGlobPatterns = 1000;
+
   IgnoreRules() = default;
   // `base` is the directory the patterns are relative to (kept as given, for the caller).
+  // A pattern repeated in the file counts once (the last one decides anyway).
   static IgnoreRules parse(std::string_view text, std::string base);
+
+  // The file held more than kMaxGlobPatterns patterns to glob-match for one path: none of it
+  // applies. globPatterns() is that number.
+  bool tooManyGlobs() const { return too_many_globs_; }
+  std::size_t globPatterns() const { return globs_; }
 
   // The verdict of the last pattern that matches `relative` ('/'-separated, relative to the
   // base), or kNone. With `basename_only`, `relative` is a bare name seen from outside the
@@ -40,6 +52,8 @@ class IgnoreRules {
   using Index = std::unordered_map<std::string, std::vector<std::uint32_t>>;
   void index(std::uint32_t at);
   std::string base_;
+  std::size_t globs_ = 0;
+  bool too_many_globs_ = false;
   std::vector<Pattern> patterns_;
   Index by_path_;       // no wildcard at all, anchored: the whole relative path
   Index by_name_;       // the last segment has no wildcard (`gen.py`, `**/x/gen.py`): that name

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/engine/capture_flow.h"
+#include "analyzer/program/capture_flow.h"
 
 namespace graphsafe {
 

@@ -75,7 +75,7 @@ bool libraryOnly(const program::TypeTable& types, TypeId callee) {
 
 std::string whyUnresolved(program::TypeEvaluator& evaluator, std::uint32_t frame,
                           const FileModel& file, RefId callee_ref, TypeId callee) {
-  const Reference& callee_reference = file.references[callee_ref];
+  const Reference& callee_reference = file.references[throughLocal(file.references, callee_ref)];
   switch (callee_reference.kind) {
     case Reference::Kind::kParameter: {
       const FunctionModel& owner = file.functions[callee_reference.function];
@@ -107,6 +107,64 @@ std::string whyUnresolved(program::TypeEvaluator& evaluator, std::uint32_t frame
     return describe(evaluator, callee) + " has no __call__ or forward in the analyzed files";
   }
   return "a value of unknown type";
+}
+
+// C++: why a call under a capture leads nowhere, or "" when it is followed or is library code.
+std::string whyCppCallNotFollowed(const Event& call) {
+  if ((call.flags & kFlagIndirectCall) != 0) {
+    if (call.callee_qualified.empty()) return call.target;
+    if (call.callee_qualified.find("::<parameter ") != std::string::npos) {
+      return call.target + ": no call in the analyzed files passes it a function";
+    }
+    return call.target + ": nothing in the analyzed files stores a function into it";
+  }
+  if (call.callee == kNoFunction && !call.callee_qualified.empty()) {
+    if (!call.target.empty()) {
+      return "`" + call.callee_qualified + "` is defined in " + call.target +
+             ", a header not among the analyzed files";
+    }
+    return "`" + call.callee_qualified + "` is not defined in the analyzed files";
+  }
+  return "";
+}
+
+bool isOwnWork(EventKind kind) {
+  return kind == EventKind::kTensorOp || kind == EventKind::kStreamUse ||
+         kind == EventKind::kHostSync || kind == EventKind::kReplay;
+}
+
+// A C++ region that reaches no function and has no call it could not follow still says why
+// nothing is listed: its work is its own, or none is visible.
+UnresolvedCall whyNothingReached(const FileModel& file, const CaptureRegion& region,
+                                 std::size_t own_work) {
+  UnresolvedCall entry;
+  entry.file = file.source;
+  entry.range = region.site;
+  // The capture call as written, on one line and short.
+  std::string_view text = file.source->text();
+  if (region.site.begin < region.site.end && region.site.end <= text.size()) {
+    for (char c : text.substr(region.site.begin, region.site.end - region.site.begin)) {
+      const bool space = c == ' ' || c == '\t' || c == '\n' || c == '\r';
+      if (space && (entry.text.empty() || entry.text.back() == ' ')) continue;
+      entry.text.push_back(space ? ' ' : c);
+      if (entry.text.size() >= 80) {
+        entry.text += "...";
+        break;
+      }
+    }
+  }
+  if (own_work > 0) {
+    entry.reason =
+        "no call to follow: the captured work is the " + std::to_string(own_work) +
+        (own_work == 1 ? " kernel launch or CUDA call" : " kernel launches and CUDA calls") +
+        " written in the region itself";
+  } else {
+    entry.reason =
+        "nothing under this capture launches work or calls a function the analysis sees: the "
+        "captured work is done elsewhere (between calls that begin and end the capture made from "
+        "another translation unit or from Python, or in code that did not parse)";
+  }
+  return entry;
 }
 
 }  // namespace
@@ -145,9 +203,29 @@ std::vector<RegionSummary> reportRegions(const ProgramModel& program) {
       }
       std::set<std::string> reached;
       std::set<std::tuple<const SourceFile*, std::uint32_t, std::string>> seen;
+      std::set<std::uint32_t> own_work;  // where the region's own work is, one per call
       walker.walk(file, r, [&](const RegionContext& context, const Event& event) {
         if (!context.path.empty() || region.whole_function) {
           reached.insert(qualifiedName(*context.file, *context.function));
+        }
+        if (context.file->language == Language::kCuda) {
+          if (context.path.empty() && isOwnWork(event.kind)) own_work.insert(event.range.begin);
+          if (event.kind != EventKind::kCall ||
+              !program.callTargets(context.frame, *context.file, event).empty()) {
+            return;
+          }
+          std::string reason = whyCppCallNotFollowed(event);
+          // A function missing from the analyzed files is named once per region (a library's
+          // error check is called everywhere); a call through a holder, at each call.
+          const bool once = (event.flags & kFlagIndirectCall) == 0;
+          if (reason.empty() || !seen.emplace(once ? nullptr : context.file->source.get(),
+                                              once ? 0 : event.range.begin, reason)
+                                     .second) {
+            return;
+          }
+          summary.unresolved.push_back(
+              {context.file->source, event.range, event.text, std::move(reason)});
+          return;
         }
         // Iterating and raising call the program's own methods when there are some: nothing
         // to report when there are none.
@@ -167,6 +245,9 @@ std::vector<RegionSummary> reportRegions(const ProgramModel& program) {
         summary.unresolved.push_back(
             {context.file->source, event.range, event.text, std::move(reason)});
       });
+      if (file.language == Language::kCuda && reached.empty() && summary.unresolved.empty()) {
+        summary.unresolved.push_back(whyNothingReached(file, region, own_work.size()));
+      }
       summary.reaches.assign(reached.begin(), reached.end());
       std::sort(summary.unresolved.begin(), summary.unresolved.end(),
                 [](const UnresolvedCall& a, const UnresolvedCall& b) {

@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -191,12 +192,32 @@ class Walk {
                   whole_function ? -1 : region_index_, events);
   }
 
+  // The bounds the walk ran into (RegionWalker::Cut).
+  RegionWalker::Cut cut() && {
+    RegionWalker::Cut cut;
+    for (const FunctionModel* function : past_budget_) {
+      cut.visit_budget += walked_.count(function) == 0 ? 1 : 0;
+    }
+    cut.too_deep = std::move(too_deep_);
+    if (!cut.too_deep.empty()) {
+      cut.walked = std::move(walked_);
+      cut.walked.insert(past_budget_.begin(), past_budget_.end());  // counted already
+    }
+    return cut;
+  }
+
  private:
   void visitFunction(FunctionRef target, std::uint32_t frame, const std::vector<Value>& params,
                      const std::vector<std::string>& literals, std::int32_t only_region,
                      std::pair<std::size_t, std::size_t> events) {
-    if (visits_ >= RegionWalker::kMaxFunctionVisits) return;
-    if (!seen_.insert(visitKey(target.function, frame, params, literals)).second) return;
+    std::string key = visitKey(target.function, frame, params, literals);
+    if (seen_.count(key) != 0) return;
+    if (visits_ >= RegionWalker::kMaxFunctionVisits) {
+      past_budget_.insert(target.function);
+      return;
+    }
+    seen_.insert(std::move(key));
+    walked_.insert(target.function);
     ++visits_;
     on_stack_.emplace_back(target.function, frame);
 
@@ -232,7 +253,10 @@ class Walk {
 
   void followCall(const RegionContext& caller, const std::vector<std::string>& caller_literals,
                   const Event& call) {
-    if (path_.size() >= RegionWalker::kMaxCallDepth) return;
+    if (path_.size() >= RegionWalker::kMaxCallDepth) {
+      too_deep_.push_back({caller.frame, caller.file, &call});
+      return;
+    }
     for (const program::CallTarget& target :
          program_.callTargets(caller.frame, *caller.file, call)) {
       FunctionRef callee = program_.function(target.function);
@@ -274,6 +298,9 @@ class Walk {
   std::vector<std::pair<const FunctionModel*, std::uint32_t>> on_stack_;
   std::set<std::string> seen_;
   std::size_t visits_ = 0;
+  std::unordered_set<const FunctionModel*> walked_;       // in any context
+  std::unordered_set<const FunctionModel*> past_budget_;  // reached once the visits were spent
+  std::vector<RegionWalker::Cut::DeepCall> too_deep_;     // calls past the depth bound
 };
 
 }  // namespace
@@ -303,11 +330,11 @@ bool isHostScalarParameter(const FileModel& file, const Parameter& parameter) {
 
 }  // namespace
 
-void RegionWalker::walk(const FileModel& file, std::size_t region_index,
-                        const Visitor& visit) const {
+RegionWalker::Cut RegionWalker::walk(const FileModel& file, std::size_t region_index,
+                                     const Visitor& visit) const {
   const CaptureRegion& region = file.regions[region_index];
   FunctionRef start = program_.regionFunction(file, region);
-  if (!start) return;
+  if (!start) return {};
   std::vector<Value> params(start.function->params.size());
   for (std::size_t i = 0; i < params.size(); ++i) {
     params[i] = i < region.param_values.size() && region.param_values[i].kind != ValueKind::kUnknown
@@ -336,6 +363,19 @@ void RegionWalker::walk(const FileModel& file, std::size_t region_index,
   walk.run(start, std::move(params), region.whole_function,
            region.whole_function ? std::pair<std::size_t, std::size_t>{}
                                  : regionEvents(*start.function, index));
+  return std::move(walk).cut();
+}
+
+std::size_t RegionWalker::functionsCutDeep(const Cut& cut) const {
+  std::unordered_set<const FunctionModel*> missed;
+  for (const Cut::DeepCall& deep : cut.too_deep) {
+    for (const program::CallTarget& target :
+         program_.callTargets(deep.frame, *deep.file, *deep.call)) {
+      FunctionRef callee = program_.function(target.function);
+      if (callee && cut.walked.count(callee.function) == 0) missed.insert(callee.function);
+    }
+  }
+  return missed.size();
 }
 
 std::pair<std::size_t, std::size_t> RegionWalker::regionEvents(const FunctionModel& function,

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <functional>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -22,9 +23,30 @@ class RegionWalker {
   static constexpr std::size_t kMaxCallDepth = 24;
   static constexpr std::size_t kMaxFunctionVisits = 4096;
 
+  // Which bounds a walk ran into. A region is checked in part when a function its calls reach
+  // was never walked (in any context: a call cut short to a function walked elsewhere in the
+  // region leaves no code unchecked); the engine says so in a notice naming the region.
+  struct Cut {
+    // A call not followed because it was kMaxCallDepth calls deep. It is resolved only once
+    // every check is done (functionsCutDeep()): the program model's answers depend on the order
+    // of its questions, and a new question here would change what the next region finds.
+    struct DeepCall {
+      std::uint32_t frame = 0;
+      const FileModel* file = nullptr;
+      const Event* call = nullptr;
+    };
+    std::size_t visit_budget = 0;  // functions reached only once the visits were spent
+    std::vector<DeepCall> too_deep;
+    std::unordered_set<const FunctionModel*> walked;  // kept while too_deep is not empty
+    bool any() const { return visit_budget > 0 || !too_deep.empty(); }
+  };
+
+  // The functions the deep calls of `cut` reach that the walk never walked.
+  std::size_t functionsCutDeep(const Cut& cut) const;
+
   explicit RegionWalker(const ProgramModel& program) : program_(program) {}
 
-  void walk(const FileModel& file, std::size_t region_index, const Visitor& visit) const;
+  Cut walk(const FileModel& file, std::size_t region_index, const Visitor& visit) const;
 
  private:
   // The events of `function` from the first to past the last of region `region`: a region's

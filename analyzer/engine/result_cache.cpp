@@ -22,7 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-constexpr const char* kMagic = "graphsafe-result-cache 1";
+constexpr const char* kMagic = ResultCache::kEntryMagic;
 // Names and messages that are not UTF-8 are stored as bytes (bytesToJson()); `replace` only
 // guards what is UTF-8 by construction.
 void writeEntry(const std::string& directory, const std::string& path, const json& payload) {
@@ -75,6 +75,15 @@ json regionToJson(const RegionSummary& region) {
 
 // Thrown (and caught in load) when an entry does not prove its result.
 struct Unusable {};
+
+// An object with exactly these keys: an entry of another shape is not one this build wrote.
+bool hasExactly(const json& object, std::initializer_list<const char*> keys) {
+  if (!object.is_object() || object.size() != keys.size()) return false;
+  for (const char* key : keys) {
+    if (!object.contains(key)) return false;
+  }
+  return true;
+}
 
 // The sources of the files a cached result points at, read again and checked against the
 // hashes the entry recorded for them.
@@ -191,7 +200,11 @@ std::optional<RunResult> ResultCache::load(const std::vector<std::string>& paths
   std::optional<std::string> payload = readCacheEntry(entry_path_, kMagic);
   if (!payload) return std::nullopt;
   try {
-    json entry = json::parse(*payload);
+    std::optional<json> parsed = parseEntryJson(*payload);
+    if (!parsed || !hasExactly(*parsed, {"key", "written_ns", "files", "dependencies", "result"})) {
+      return std::nullopt;
+    }
+    json& entry = *parsed;
     if (bytesFromJson(entry.at("key")) != key_) return std::nullopt;
     json& files = entry.at("files");
     if (!files.is_array() || files.size() != paths.size()) return std::nullopt;
@@ -226,19 +239,22 @@ std::optional<RunResult> ResultCache::load(const std::vector<std::string>& paths
     }
 
     // Headers and compile databases: unchanged, or the entry proves nothing.
-    if (entry.contains("dependencies")) {
-      for (json& record : entry.at("dependencies")) {
-        if (!dependencyUnchanged(record, written_ns, refreshed)) return std::nullopt;
-      }
+    for (json& record : entry.at("dependencies")) {
+      if (!dependencyUnchanged(record, written_ns, refreshed)) return std::nullopt;
     }
 
     const json& cached = entry.at("result");
+    if (!hasExactly(cached,
+                    {"files_analyzed", "suppressed", "notices", "diagnostics", "regions"})) {
+      return std::nullopt;
+    }
     RunResult result;
     result.files_analyzed = cached.at("files_analyzed").get<std::size_t>();
     result.suppressed = cached.at("suppressed").get<std::size_t>();
     for (const json& notice : cached.at("notices")) {
+      if (!notice.is_array() || notice.size() != 4) return std::nullopt;
       result.notices.push_back({bytesFromJson(notice.at(0)), notice.at(1).get<std::int32_t>(),
-                                bytesFromJson(notice.at(2))});
+                                bytesFromJson(notice.at(2)), notice.at(3).get<bool>()});
     }
     SourceSet sources(hashes, settings);
     for (const json& diagnostic : cached.at("diagnostics")) {
@@ -279,8 +295,8 @@ void ResultCache::store(const std::vector<CachedFileState>& files, const RunResu
     }
     json notices = json::array();
     for (const Notice& notice : result.notices) {
-      notices.push_back(
-          json::array({bytesToJson(notice.path), notice.line, bytesToJson(notice.message)}));
+      notices.push_back(json::array(
+          {bytesToJson(notice.path), notice.line, bytesToJson(notice.message), notice.incomplete}));
     }
     json diagnostics = json::array();
     for (const Diagnostic& d : result.diagnostics) diagnostics.push_back(diagnosticToJson(d));

@@ -50,6 +50,9 @@ struct CachedFileState {
 
 class ResultCache {
  public:
+  // The first line of a run entry; raised when the entry's shape changes.
+  static constexpr const char* kEntryMagic = "graphsafe-result-cache 2";
+
   // `directory` is created on first store. `key` is the run key material (runCacheKey()).
   ResultCache(std::string directory, std::string key);
 

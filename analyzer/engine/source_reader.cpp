@@ -126,25 +126,25 @@ SourceFilePtr readSource(const std::string& path, const AnalysisSettings& settin
   // O_NONBLOCK: a FIFO named like a source file must not hang the run.
   FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   if (fd.get() < 0) {
-    notices.push_back({path, -1, "cannot read: " + errnoMessage(errno)});
+    notices.push_back({path, -1, "cannot read: " + errnoMessage(errno), /*incomplete=*/true});
     return nullptr;
   }
   struct stat info {};
   if (::fstat(fd.get(), &info) != 0) {
-    notices.push_back({path, -1, "cannot read: " + errnoMessage(errno)});
+    notices.push_back({path, -1, "cannot read: " + errnoMessage(errno), /*incomplete=*/true});
     return nullptr;
   }
   if (S_ISDIR(info.st_mode)) {
-    notices.push_back({path, -1, "cannot read: " + errnoMessage(EISDIR)});
+    notices.push_back({path, -1, "cannot read: " + errnoMessage(EISDIR), /*incomplete=*/true});
     return nullptr;
   }
   if (!S_ISREG(info.st_mode)) {
-    notices.push_back({path, -1, "skipped: not a regular file"});
+    notices.push_back({path, -1, "skipped: not a regular file", /*incomplete=*/true});
     return nullptr;
   }
   auto size = static_cast<std::size_t>(info.st_size);
   if (size > settings.max_file_bytes) {
-    notices.push_back({path, -1, tooLarge(size, settings.max_file_bytes)});
+    notices.push_back({path, -1, tooLarge(size, settings.max_file_bytes), /*incomplete=*/true});
     return nullptr;
   }
 
@@ -156,7 +156,7 @@ SourceFilePtr readSource(const std::string& path, const AnalysisSettings& settin
     ssize_t got = ::read(fd.get(), buffer, sizeof buffer);
     if (got < 0) {
       if (errno == EINTR) continue;
-      notices.push_back({path, -1, "cannot read: " + errnoMessage(errno)});
+      notices.push_back({path, -1, "cannot read: " + errnoMessage(errno), /*incomplete=*/true});
       return nullptr;
     }
     if (got == 0) break;
@@ -166,7 +166,7 @@ SourceFilePtr readSource(const std::string& path, const AnalysisSettings& settin
 
   std::string problem = checkSourceText(text, settings);
   if (!problem.empty()) {
-    notices.push_back({path, -1, std::move(problem)});
+    notices.push_back({path, -1, std::move(problem), /*incomplete=*/true});
     return nullptr;
   }
   return std::make_shared<const SourceFile>(path, std::move(text));

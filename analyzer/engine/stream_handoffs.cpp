@@ -112,7 +112,8 @@ class Handoffs {
         event.range = call.range;
         event.api = call.api;
         event.region = call.region;
-        event.flags = models_[file].extension_code ? kFlagExtensionCode : kFlagNone;
+        // Extension code as the call is (its file's unit, or a registered operator's reach).
+        event.flags = call.flags & kFlagExtensionCode;
         const std::string where =
             models_[use->file].source->path() + ":" + std::to_string(use->at.start.line + 1);
         event.text = streamThroughParameter(

@@ -16,7 +16,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr const char* kMagic = "graphsafe-unit-cache 1";
+constexpr const char* kMagic = UnitCache::kEntryMagic;
 
 // What a rebuilt binary or module changes: its size and modification time.
 std::string buildStamp(const std::string& path) {
@@ -31,10 +31,19 @@ UnitCache::UnitCache(std::string directory, std::string key)
     : directory_(std::move(directory)), started_ns_(wallClockNs()) {
   key_ = std::move(key) + "binary " + buildStamp("/proc/self/exe") + "\nmodule " +
          buildStamp(loadedCudaFrontendModule()) + "\n";
+  std::error_code ec;
+  cwd_ = std::filesystem::current_path(ec).string();
+}
+
+std::string UnitCache::unitKey(const std::string& unit) const {
+  // A relative path (and the relative paths of the headers it records) means a file of the
+  // working directory: the same spelling in another directory is another unit.
+  const bool relative = unit.empty() || unit.front() != '/';
+  return key_ + (relative ? "cwd " + cwd_ + "\n" : std::string()) + "unit " + unit + "\n";
 }
 
 std::string UnitCache::entryPath(const std::string& unit) const {
-  return directory_ + "/unit-" + hexHash(contentHash(unit)) + ".entry";
+  return directory_ + "/unit-" + hexHash(contentHash(unitKey(unit))) + ".entry";
 }
 
 std::optional<FileModel> UnitCache::load(const SourceFilePtr& source) const {
@@ -45,8 +54,10 @@ std::optional<FileModel> UnitCache::load(const SourceFilePtr& source) const {
     // The payload: a line of JSON saying what the model was built from, then the model.
     std::size_t end = payload->find('\n');
     if (end == std::string::npos) return std::nullopt;
-    json header = json::parse(std::string_view(*payload).substr(0, end));
-    if (bytesFromJson(header.at("key")) != key_ ||
+    std::optional<json> parsed = parseEntryJson(std::string_view(*payload).substr(0, end));
+    if (!parsed || !parsed->is_object() || parsed->size() != 6) return std::nullopt;
+    json& header = *parsed;
+    if (bytesFromJson(header.at("key")) != unitKey(source->path()) ||
         bytesFromJson(header.at("unit")) != source->path() ||
         header.at("hash").get<std::uint64_t>() != contentHash(source->text()) ||
         header.at("size").get<std::size_t>() != source->text().size()) {
@@ -84,12 +95,13 @@ void UnitCache::store(const FileModel& model) const {
     json dependencies = json::array();
     std::vector<std::string> paths = model.includes;
     if (!model.compile_database.empty()) paths.push_back(model.compile_database);
+    if (!model.flags_from.empty()) paths.push_back(model.flags_from);
     for (const std::string& path : paths) {
       std::optional<json> record = dependencyRecordNow(path);
       if (!record) return;  // gone already: nothing to prove a later run by
       dependencies.push_back(std::move(*record));
     }
-    json header = {{"key", bytesToJson(key_)},
+    json header = {{"key", bytesToJson(unitKey(model.source->path()))},
                    {"unit", bytesToJson(model.source->path())},
                    {"hash", contentHash(model.source->text())},
                    {"size", model.source->text().size()},

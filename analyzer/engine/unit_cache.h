@@ -8,7 +8,8 @@
 //
 // An entry's key is the settings the frontends read (analysisSettingsKey()), the graphsafe binary
 // and the C++ frontend module (size and modification time of each: a rebuilt one may lower
-// differently), and the unit's path; it records the unit's content hash and, as the result cache
+// differently), the working directory (which relative paths mean) and the unit's path, and the
+// entry file is named by all of it; it records the unit's content hash and, as the result cache
 // does, its headers and compile database (cache_files.h). System headers and the CUDA toolkit are
 // not recorded; the toolkit's path is in the key. A model is stored only when it lists every
 // header it read and did not fail to parse.
@@ -24,6 +25,9 @@ namespace graphsafe {
 
 class UnitCache {
  public:
+  // The first line of a unit entry; raised when the entry's shape changes.
+  static constexpr const char* kEntryMagic = "graphsafe-unit-cache 2";
+
   // `directory`: the result cache's; `key`: analysisSettingsKey() of the run's settings.
   UnitCache(std::string directory, std::string key);
 
@@ -34,10 +38,12 @@ class UnitCache {
   void store(const FileModel& model) const;
 
  private:
+  std::string unitKey(const std::string& unit) const;
   std::string entryPath(const std::string& unit) const;
 
   std::string directory_;
   std::string key_;
+  std::string cwd_;
   std::int64_t started_ns_;
 };
 

@@ -76,26 +76,21 @@ bool readAndHash(int fd, std::string* content, std::uint64_t& hash, std::uint64_
   }
 }
 
-bool snapshotOpen(const std::string& path, std::string* content, FileSnapshot& snapshot,
-                  std::string& error) {
+// Hashes the regular file open at `fd` (already fstat'ed into `info`).
+bool snapshotOpenFile(int fd, const struct stat& info, std::string* content,
+                      FileSnapshot& snapshot) {
+  snapshot.exists = true;
+  snapshot.regular = true;
+  snapshot.mtime_ns = mtimeOf(info);
+  return readAndHash(fd, content, snapshot.content_hash, snapshot.size);
+}
+
+// A file read by path, its links followed: what readFileWithSnapshot() reads.
+bool snapshotByPath(const std::string& path, std::string& content, FileSnapshot& snapshot,
+                    std::string& error) {
   snapshot = {};
+  Descriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
   struct stat info {};
-  if (::stat(path.c_str(), &info) != 0) {
-    if (errno == ENOENT && content == nullptr) return true;  // no file: exists = false
-    error = path + ": cannot read: " + errnoText(errno);
-    return false;
-  }
-  if (!S_ISREG(info.st_mode)) {
-    // A FIFO or device has no content to compare; it is written in place.
-    if (content != nullptr || S_ISDIR(info.st_mode)) {
-      error = path + ": not a regular file";
-      return false;
-    }
-    snapshot.exists = true;
-    snapshot.regular = false;
-    return true;
-  }
-  Descriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   if (fd.get() < 0 || ::fstat(fd.get(), &info) != 0) {
     error = path + ": cannot read: " + errnoText(errno);
     return false;
@@ -104,22 +99,41 @@ bool snapshotOpen(const std::string& path, std::string* content, FileSnapshot& s
     error = path + ": not a regular file";
     return false;
   }
-  snapshot.exists = true;
-  snapshot.mtime_ns = mtimeOf(info);
-  if (!readAndHash(fd.get(), content, snapshot.content_hash, snapshot.size)) {
+  if (!snapshotOpenFile(fd.get(), info, &content, snapshot)) {
     error = path + ": cannot read: " + errnoText(errno);
     return false;
   }
   return true;
 }
 
-// The file a path finally names: a symbolic link is followed (even when its target does not
-// exist yet), so that writing replaces the target and the link survives.
-bool resolveLinks(const std::string& path, fs::path& resolved, std::string& error) {
-  resolved = path;
+// Where a write lands: the directory to open, the name in it, and whether the name is written
+// through (a FIFO or device, or the link to one) rather than replaced.
+struct Place {
+  fs::path directory;
+  std::string name;
+  bool in_place = false;
+};
+
+fs::path directoryOf(const fs::path& file) {
+  fs::path dir = file.parent_path();
+  return dir.empty() ? fs::path(".") : dir;
+}
+
+bool isDevice(mode_t mode) {
+  return S_ISFIFO(mode) || S_ISCHR(mode);
+}
+
+// Outside the boundary: a symbolic link is followed (even when its target does not exist yet),
+// so that writing replaces the target and the link survives.
+bool followLinks(const std::string& path, Place& place, std::string& error) {
+  fs::path resolved = path;
   for (int hops = 0; hops < 40; ++hops) {
     std::error_code ec;
-    if (!fs::is_symlink(resolved, ec)) return true;
+    if (!fs::is_symlink(resolved, ec)) {
+      place.directory = directoryOf(resolved);
+      place.name = resolved.filename().string();
+      return true;
+    }
     fs::path target = fs::read_symlink(resolved, ec);
     if (ec) {
       error = path + ": cannot follow the symbolic link: " + ec.message();
@@ -131,35 +145,148 @@ bool resolveLinks(const std::string& path, fs::path& resolved, std::string& erro
   return false;
 }
 
-// A new, empty temporary file next to `target`. open(O_EXCL, 0666) rather than mkstemp (which
-// makes it 0600), so that a new file gets the permissions the umask gives.
-int createTemporary(const fs::path& target, std::string& name) {
+fs::path absoluteNormal(const std::string& path) {
+  std::error_code ec;
+  fs::path absolute = fs::absolute(path, ec);
+  return (ec ? fs::path(path) : absolute).lexically_normal();
+}
+
+bool inside(const fs::path& path, const fs::path& dir) {
+  auto relative = path.lexically_relative(dir);
+  return !relative.empty() && *relative.begin() != "..";
+}
+
+// The root of `boundary` that `absolute` lies in (lexically), or nullopt.
+std::optional<fs::path> rootOf(const fs::path& absolute, const LinkBoundary& boundary) {
+  std::optional<fs::path> best;
+  for (const std::string& root : boundary.roots) {
+    fs::path normal = absoluteNormal(root);
+    if (normal.has_filename() == false && normal.has_parent_path()) normal = normal.parent_path();
+    if (normal == normal.root_path()) continue;  // `/` bounds nothing
+    if (inside(absolute, normal) && absolute != normal &&
+        (!best || normal.native().size() > best->native().size())) {
+      best = normal;
+    }
+  }
+  return best;
+}
+
+// Inside a root: the real directory must stay in the real root, and a link at the name is
+// replaced, or followed to a file inside the root when the boundary says so.
+bool placeInside(const std::string& path, const fs::path& absolute, const fs::path& root,
+                 const LinkBoundary& boundary, Place& place, std::string& error) {
+  std::error_code ec;
+  fs::path real_root = fs::canonical(root, ec);
+  if (ec) real_root = root;
+  const std::string tree = root.generic_string();
+  if (!absolute.has_filename()) {
+    error = path + ": cannot write: " + errnoText(EISDIR);
+    return false;
+  }
+  fs::path real_directory = fs::canonical(absolute.parent_path(), ec);
+  if (ec) {
+    error = path + ": cannot write: " + ec.message();
+    return false;
+  }
+  if (real_directory != real_root && !inside(real_directory, real_root)) {
+    error = path + ": not written: a symbolic link on the way leads out of " + tree +
+            ", the tree being analyzed (name the directory it points to, if that is meant)";
+    return false;
+  }
+  place.directory = real_directory;
+  place.name = absolute.filename().string();
+  fs::path at = real_directory / place.name;
+  struct stat info {};
+  if (::lstat(at.c_str(), &info) != 0 || !S_ISLNK(info.st_mode)) return true;
+  struct stat target {};
+  if (::stat(at.c_str(), &target) == 0 && isDevice(target.st_mode)) {
+    place.in_place = true;
+    return true;
+  }
+  if (!boundary.edit_link_targets) return true;  // the link is replaced
+  fs::path real = fs::canonical(at, ec);
+  if (ec || !inside(real, real_root)) {
+    error = path + ": not written: it is a symbolic link to a file outside " + tree +
+            ", the tree being analyzed";
+    return false;
+  }
+  place.directory = directoryOf(real);
+  place.name = real.filename().string();
+  return true;
+}
+
+bool placeWrite(const std::string& path, const LinkBoundary& boundary, Place& place,
+                std::string& error) {
+  const fs::path absolute = absoluteNormal(path);
+  if (std::optional<fs::path> root = rootOf(absolute, boundary)) {
+    return placeInside(path, absolute, *root, boundary, place, error);
+  }
+  return followLinks(path, place, error);
+}
+
+// What is at `name` in `dir`, as a write would find it: a link there is replaced, so counts as
+// no file.
+bool snapshotAt(int dir, const Place& place, const std::string& path, FileSnapshot& snapshot,
+                std::string& error) {
+  snapshot = {};
+  struct stat info {};
+  const int flags = place.in_place ? 0 : AT_SYMLINK_NOFOLLOW;
+  if (::fstatat(dir, place.name.c_str(), &info, flags) != 0) {
+    if (errno == ENOENT) return true;
+    error = path + ": cannot read: " + errnoText(errno);
+    return false;
+  }
+  if (S_ISLNK(info.st_mode)) return true;
+  if (S_ISDIR(info.st_mode)) {
+    error = path + ": not a regular file";
+    return false;
+  }
+  if (!S_ISREG(info.st_mode)) {
+    snapshot.exists = true;
+    snapshot.regular = false;
+    return true;
+  }
+  Descriptor fd(::openat(dir, place.name.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW));
+  if (fd.get() < 0 || ::fstat(fd.get(), &info) != 0) {
+    error = path + ": cannot read: " + errnoText(errno);
+    return false;
+  }
+  if (!S_ISREG(info.st_mode)) {
+    error = path + ": not a regular file";
+    return false;
+  }
+  if (!snapshotOpenFile(fd.get(), info, nullptr, snapshot)) {
+    error = path + ": cannot read: " + errnoText(errno);
+    return false;
+  }
+  return true;
+}
+
+int openDirectory(const fs::path& dir) {
+  return ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+// A new, empty temporary file in `dir` next to `name`. openat(O_EXCL, 0666) rather than mkstemp
+// (which makes it 0600), so that a new file gets the permissions the umask gives.
+int createTemporary(int dir, const std::string& name, std::string& temporary) {
   static std::atomic<unsigned> counter{0};
-  fs::path dir = target.parent_path();
-  std::string prefix = (dir.empty() ? std::string(".") : dir.string()) + "/." +
-                       target.filename().string() + ".graphsafe-" + std::to_string(::getpid()) +
-                       "-";
+  std::string prefix = "." + name + ".graphsafe-" + std::to_string(::getpid()) + "-";
   for (int attempt = 0; attempt < 100; ++attempt) {
     auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
-    name = prefix + std::to_string(counter.fetch_add(1)) + "-" + std::to_string(stamp % 1000000) +
-           ".tmp";
-    int fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    temporary = prefix + std::to_string(counter.fetch_add(1)) + "-" +
+                std::to_string(stamp % 1000000) + ".tmp";
+    int fd = ::openat(dir, temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+                      0666);
     if (fd >= 0 || errno != EEXIST) return fd;
   }
   errno = EEXIST;
   return -1;
 }
 
-// Makes the rename itself durable. Best effort: some file systems refuse fsync on directories.
-void syncDirectory(const fs::path& file) {
-  fs::path dir = file.parent_path();
-  Descriptor fd(::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (fd.get() >= 0) ::fsync(fd.get());
-}
-
 // FIFOs and devices cannot be replaced; they are written in place.
-bool writeInPlace(const std::string& path, std::string_view content, std::string& error) {
-  Descriptor fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY));
+bool writeInPlace(int dir, const Place& place, const std::string& path, std::string_view content,
+                  std::string& error) {
+  Descriptor fd(::openat(dir, place.name.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY));
   if (fd.get() < 0 || !writeAll(fd.get(), content) || !fd.reset()) {
     error = path + ": cannot write: " + errnoText(errno);
     return false;
@@ -167,14 +294,10 @@ bool writeInPlace(const std::string& path, std::string_view content, std::string
   return true;
 }
 
-bool unchangedSince(const std::string& path, const fs::path& target, const FileSnapshot& expected,
-                    std::string& error) {
+bool unchangedSince(int dir, const Place& place, const std::string& path,
+                    const FileSnapshot& expected, std::string& error) {
   FileSnapshot now;
-  std::string problem;
-  if (!snapshotOpen(target.string(), nullptr, now, problem)) {
-    error = problem;
-    return false;
-  }
+  if (!snapshotAt(dir, place, path, now, error)) return false;
   if (now == expected) return true;
   if (!expected.exists) {
     error = path + ": not written: the file was created by someone else since graphsafe started";
@@ -186,16 +309,19 @@ bool unchangedSince(const std::string& path, const fs::path& target, const FileS
   return false;
 }
 
-enum class Links { kFollow, kReplace };
-
-bool write(const std::string& path, std::string_view content, const FileSnapshot* expected,
-           Links links, std::string& error) {
-  fs::path target = path;
-  if (links == Links::kFollow && !resolveLinks(path, target, error)) return false;
-
+// Replaces `place.name` in `place.directory` with `content`, relative to the opened directory:
+// whatever sits at the name (a link included) is renamed over, never written through, unless
+// it is a FIFO or a device.
+bool writeAt(const Place& place, const std::string& path, std::string_view content,
+             const FileSnapshot* expected, bool own, std::string& error) {
+  Descriptor dir(openDirectory(place.directory));
+  if (dir.get() < 0) {
+    error = path + ": cannot write: " + errnoText(errno);
+    return false;
+  }
+  if (place.in_place) return writeInPlace(dir.get(), place, path, content, error);
   struct stat existing {};
-  bool exists = (links == Links::kFollow ? ::stat(target.c_str(), &existing)
-                                         : ::lstat(target.c_str(), &existing)) == 0;
+  bool exists = ::fstatat(dir.get(), place.name.c_str(), &existing, AT_SYMLINK_NOFOLLOW) == 0;
   if (!exists && errno != ENOENT) {
     error = path + ": cannot write: " + errnoText(errno);
     return false;
@@ -205,12 +331,18 @@ bool write(const std::string& path, std::string_view content, const FileSnapshot
     return false;
   }
   if (exists && !S_ISREG(existing.st_mode)) {
-    if (links == Links::kFollow) return writeInPlace(path, content, error);
-    exists = false;  // a link or FIFO where graphsafe's own file belongs: replaced
+    if (!own && isDevice(existing.st_mode)) {
+      return writeInPlace(dir.get(), place, path, content, error);
+    }
+    if (!own && !S_ISLNK(existing.st_mode)) {
+      error = path + ": not a regular file";
+      return false;
+    }
+    exists = false;  // a link (or, for graphsafe's own file, a FIFO): replaced
   }
 
-  std::string name;
-  Descriptor fd(createTemporary(target, name));
+  std::string temporary;
+  Descriptor fd(createTemporary(dir.get(), place.name, temporary));
   if (fd.get() < 0) {
     error = path + ": cannot create a temporary file: " + errnoText(errno);
     return false;
@@ -232,17 +364,26 @@ bool write(const std::string& path, std::string_view content, const FileSnapshot
   step(fd.reset());
   bool ok = failure == 0;
   if (!ok) error = path + ": cannot write: " + errnoText(failure);
-  if (ok && expected != nullptr) ok = unchangedSince(path, target, *expected, error);
-  if (ok && ::rename(name.c_str(), target.c_str()) != 0) {
+  if (ok && expected != nullptr) {
+    ok = unchangedSince(dir.get(), place, path, *expected, error);
+  }
+  if (ok && ::renameat(dir.get(), temporary.c_str(), dir.get(), place.name.c_str()) != 0) {
     ok = false;
     error = path + ": cannot write: " + errnoText(errno);
   }
   if (!ok) {
-    ::unlink(name.c_str());
+    ::unlinkat(dir.get(), temporary.c_str(), 0);
     return false;
   }
-  syncDirectory(target);
+  ::fsync(dir.get());  // the rename itself, durable; best effort: some file systems refuse
   return true;
+}
+
+bool write(const std::string& path, std::string_view content, const FileSnapshot* expected,
+           const LinkBoundary& boundary, std::string& error) {
+  Place place;
+  if (!placeWrite(path, boundary, place, error)) return false;
+  return writeAt(place, path, content, expected, /*own=*/false, error);
 }
 
 }  // namespace
@@ -256,30 +397,66 @@ std::uint64_t contentHash(std::string_view content) {
   return hash;
 }
 
-std::optional<FileSnapshot> snapshotFile(const std::string& path, std::string& error) {
+std::optional<FileSnapshot> snapshotFile(const std::string& path, std::string& error,
+                                         const LinkBoundary& boundary) {
+  Place place;
+  if (!placeWrite(path, boundary, place, error)) return std::nullopt;
   FileSnapshot snapshot;
-  if (!snapshotOpen(path, nullptr, snapshot, error)) return std::nullopt;
+  if (place.in_place) {
+    snapshot.exists = true;
+    snapshot.regular = false;
+    return snapshot;
+  }
+  Descriptor dir(openDirectory(place.directory));
+  if (dir.get() < 0) {
+    if (errno == ENOENT) return snapshot;  // no directory, no file: the write will say why
+    error = path + ": cannot read: " + errnoText(errno);
+    return std::nullopt;
+  }
+  if (!snapshotAt(dir.get(), place, path, snapshot, error)) return std::nullopt;
   return snapshot;
 }
 
 bool readFileWithSnapshot(const std::string& path, std::string& content, FileSnapshot& snapshot,
                           std::string& error) {
   content.clear();
-  return snapshotOpen(path, &content, snapshot, error);
+  return snapshotByPath(path, content, snapshot, error);
 }
 
-bool writeFileAtomically(const std::string& path, std::string_view content, std::string& error) {
-  return write(path, content, nullptr, Links::kFollow, error);
+bool writeFileAtomically(const std::string& path, std::string_view content, std::string& error,
+                         const LinkBoundary& boundary) {
+  return write(path, content, nullptr, boundary, error);
 }
 
 bool writeFileAtomically(const std::string& path, std::string_view content,
-                         const FileSnapshot& expected, std::string& error) {
-  return write(path, content, &expected, Links::kFollow, error);
+                         const FileSnapshot& expected, std::string& error,
+                         const LinkBoundary& boundary) {
+  return write(path, content, &expected, boundary, error);
 }
 
 bool replaceOwnFileAtomically(const std::string& path, std::string_view content,
                               std::string& error) {
-  return write(path, content, nullptr, Links::kReplace, error);
+  Place place;
+  place.directory = directoryOf(path);
+  place.name = fs::path(path).filename().string();
+  return writeAt(place, path, content, nullptr, /*own=*/true, error);
+}
+
+bool leavesBoundary(const std::string& path, const LinkBoundary& boundary) {
+  const fs::path absolute = absoluteNormal(path);
+  std::optional<fs::path> root = rootOf(absolute, boundary);
+  if (!root) return false;
+  std::error_code ec;
+  fs::path real_root = fs::canonical(*root, ec);
+  if (ec) return true;
+  // The deepest part of the path that exists, resolved: what does not exist yet is made there.
+  fs::path existing = absolute;
+  while (!fs::exists(fs::symlink_status(existing, ec)) && existing.has_parent_path() &&
+         existing != existing.root_path()) {
+    existing = existing.parent_path();
+  }
+  fs::path real = fs::canonical(existing, ec);  // a dangling link fails here: it leaves
+  return ec || (real != real_root && !inside(real, real_root));
 }
 
 bool isAtomicWriteTemporary(std::string_view name, long& pid) {

@@ -5,6 +5,7 @@
 #include "analyzer/catalog/rule_catalog.h"
 #include "analyzer/catalog/rule_page.h"
 #include "analyzer/lsp/document_store.h"
+#include "analyzer/lsp/hover_page.h"
 
 namespace graphsafe::lsp {
 
@@ -15,7 +16,7 @@ bool isCodeChar(char c) {
 }
 
 std::string rulePage(const RuleInfo& rule, bool markdown) {
-  return markdown ? renderRuleMarkdown(rule) : renderRulePage(rule);
+  return markdown ? hoverMarkdown(rule) : renderRulePage(rule);
 }
 
 // The rules a code names: one rule, or every rule of a prefix (`GS4`).

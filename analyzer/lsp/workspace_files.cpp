@@ -1,5 +1,7 @@
 #include "analyzer/lsp/workspace_files.h"
 
+#include <filesystem>
+
 #include "analyzer/engine/file_walker.h"
 #include "analyzer/engine/result_cache.h"
 #include "analyzer/engine/source_reader.h"
@@ -17,7 +19,25 @@ std::vector<SourceFilePtr> WorkspaceFiles::read(const std::string& root,
     entries_.clear();
     settings_key_ = std::move(settings_key);
   }
-  std::vector<std::string> paths = collectFiles({root}, exclude, notices);
+  // A workspace whose root is a file system's root, or that holds more files than the
+  // analysis keeps, is not walked: its open documents are analyzed alone.
+  if (std::filesystem::path(root).lexically_normal() ==
+      std::filesystem::path(root).lexically_normal().root_path()) {
+    notices.push_back({"", -1,
+                       "the workspace root is " + root +
+                           ": only the open documents are analyzed (open a project's directory)"});
+    return {};
+  }
+  bool stopped = false;
+  std::vector<std::string> paths =
+      collectFiles({root}, exclude, notices, false, kMaxWorkspaceFiles, &stopped);
+  if (stopped) {
+    notices.push_back({"", -1,
+                       "the workspace holds more than " + std::to_string(kMaxWorkspaceFiles) +
+                           " files to analyze: only the open documents are analyzed (open a "
+                           "project's directory, or exclude what is not its code)"});
+    return {};
+  }
   std::map<std::string, Entry> entries;
   std::vector<SourceFilePtr> sources;
   sources.reserve(paths.size());

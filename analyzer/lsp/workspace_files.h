@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "analyzer/engine/analysis_settings.h"
+#include "analyzer/engine/lowering_cache.h"
 #include "analyzer/io/file_stamp.h"
 #include "analyzer/model/capture_model.h"
 
@@ -18,6 +19,11 @@ namespace graphsafe::lsp {
 
 class WorkspaceFiles {
  public:
+  // A workspace with more files than the lowering cache keeps is not walked (the walk itself
+  // would cost what the editor is waiting for): its open documents are analyzed alone, as is a
+  // workspace whose root is `/`.
+  static constexpr std::size_t kMaxWorkspaceFiles = LoweringCache::kMaxFiles;
+
   // The analyzable files under `root`, in the walker's order; a path in `open` is given the
   // open document's text instead of the file's. Files that cannot be read (and walk problems)
   // become `notices`, as they would in `graphsafe check`.

@@ -42,6 +42,7 @@ std::vector<std::string> updateClientSettings(const nlohmann::json& settings,
       warnings.push_back(std::string("setting '") + key + "' must be a list of rule codes");
       continue;
     }
+    for (std::string& code : codes) code = canonicalRuleCode(code);
     std::string problem = validateRuleCodes(codes, key);
     if (!problem.empty()) {
       warnings.push_back("setting " + problem);
@@ -105,6 +106,7 @@ EngineOptions WorkspaceSettings::engineOptions(const std::string& first_path, st
   if (!path) {
     cached_.reset();
     cached_path_.clear();
+    applyUserBounds(options, error);
     return options;
   }
 
@@ -115,7 +117,7 @@ EngineOptions WorkspaceSettings::engineOptions(const std::string& first_path, st
     cached_mtime_ = mtime;
     cached_.reset();
     try {
-      cached_ = loadConfigFile(*path);
+      cached_ = client_.config.empty() ? loadFoundConfigFile(*path) : loadConfigFile(*path);
       reported_error_.clear();
     } catch (const ConfigError& config_error) {
       if (reported_error_ != config_error.what()) {
@@ -125,7 +127,23 @@ EngineOptions WorkspaceSettings::engineOptions(const std::string& first_path, st
     }
   }
   if (cached_) applyConfig(*cached_, options);
+  applyUserBounds(options, error);
   return options;
+}
+
+void WorkspaceSettings::applyUserBounds(EngineOptions& options, std::string& error) {
+  // The user's own bounds win over the workspace's, as on the command line.
+  std::optional<std::string> user = findUserConfigFile();
+  if (!user) return;
+  try {
+    bool allow_incomplete = false;  // diagnostics are shown either way
+    applyUserConfig(loadUserConfigFile(*user), options, allow_incomplete);
+  } catch (const ConfigError& config_error) {
+    if (error.empty() && reported_error_ != config_error.what()) {
+      reported_error_ = config_error.what();
+      error = reported_error_;
+    }
+  }
 }
 
 }  // namespace graphsafe::lsp

@@ -54,6 +54,8 @@ class WorkspaceSettings {
   static bool isConfigFile(const std::string& path);
 
  private:
+  void applyUserBounds(EngineOptions& options, std::string& error);
+
   std::string root_;
   ClientSettings client_;
   std::string cached_path_;

@@ -94,10 +94,14 @@ enum EventFlag : std::uint32_t {
                                     // scope (the end of its block)
   kFlagStaticStorage = 1u << 18,    // kHostBufferWrite (C++): the buffer is a static or global
                                     // variable that a captured copy of this function reads
-  kFlagSizeRead = 1u << 19,         // kBind: the value is a size read straight from data
+  kFlagIndirectCall = 1u << 19,     // kCall (C++): through something that holds a function (a
+                                    // function pointer, a std::function, a callable parameter)
+                                    // or a call that depends on a template parameter; `target`
+                                    // says which, for the calls not followed
+  kFlagSizeRead = 1u << 20,         // kBind: the value is a size read straight from data
                                     // (`x.shape[0]`, `x.size(1)`, `x.numel()`, `len(batch)`),
                                     // with no rounding, bucketing or lookup on the way
-  kFlagHostFactory = 1u << 20,      // kTensorOp: a factory that makes its tensor in host memory
+  kFlagHostFactory = 1u << 21,      // kTensorOp: a factory that makes its tensor in host memory
                                     // (`torch.zeros(n)` with no device, `device="cpu"`)
 };
 
@@ -267,6 +271,14 @@ struct FunctionModel {
   bool memoized = false;
   // Every for/while statement of the body (the whole statement), for "in the next iteration".
   std::vector<SourceRange> loops;
+  // Python: code that runs once by design, not on every call: the body of a lazy-initialization
+  // guard (`if self.graph is None:`), the rest of a block after `if done: return` that sets
+  // `done`, and blocks that run only under capture. What they write is not written between
+  // replays.
+  std::vector<SourceRange> once_blocks;
+  // Python: every `if` statement (with its `elif` and `else` clauses), for "on some calls or
+  // iterations only".
+  std::vector<SourceRange> branches;
   // Autocast and stream blocks, and waits between streams, in source order.
   std::vector<ContextBlock> contexts;
   // The tests events run under (Event::test), and the parameters whose literal matters: tested
@@ -326,6 +338,18 @@ struct AttributeWrite {
   FunctionId function = kNoFunction;  // where the write happens
   SourceRange range;                  // the assignment
   bool augmented = false;             // `+=` and the like: the type does not change
+};
+
+// `container[key] = value` anywhere (`self.scaling[name] = s`, `cache[bs] = g`), and the
+// augmented forms: what the replay cycle may change in a container a capture read.
+struct ElementWrite {
+  RefId container = kNoRef;
+  std::string key;  // the literal key (see literal_key.h), "" when not a literal
+  RefId key_ref = kNoRef;  // the key expression, literal or not (`id(self)`, `fn.__name__`)
+  RefId value = kNoRef;
+  FunctionId function = kNoFunction;
+  SourceRange range;  // the target
+  bool augmented = false;
 };
 
 struct CaptureRegion {
@@ -397,6 +421,11 @@ struct CaptureRegion {
   // launch what it captured.
   bool lazy = false;
   std::vector<std::string> cache_keys;
+  // Python: the innermost conditional statement (`if`, `elif`, `else`, `except`, `case`) of the
+  // region's function that holds the capture, when it lies inside the loops around it (empty
+  // when none does). A loop that holds the conditional does not capture on every iteration
+  // (`for step ...: if step == 0: capture`): its later iterations replay what one captured.
+  SourceRange guard;
 };
 
 struct SourceComment {
@@ -411,6 +440,9 @@ struct Notice {
   std::string path;
   std::int32_t line = -1;  // 0-based, -1 when the notice is about the whole file
   std::string message;
+  // Code was left unanalyzed (a file skipped or cut short, a region whose walk hit a budget):
+  // a run with such a notice is not a pass (the CLI's exit code 2, unless --allow-incomplete).
+  bool incomplete = false;
 };
 
 struct FileModel {
@@ -438,6 +470,18 @@ struct FileModel {
   // unit read (false past the frontend's bound).
   std::string compile_database;
   bool includes_complete = true;
+  // C++: a header parsed with the command of a unit that includes it: that unit's file (its
+  // text decided the flags and whether the header is extension code).
+  std::string flags_from;
+  // C++: functions called through something that holds them (a function pointer member, a
+  // global or static function pointer): (the holder's qualified name, as a call's
+  // callee_qualified names it, a function stored into it), from every store the unit makes
+  // (`Coll c = {..., runColl}`, `c.run = &f`); the program index follows such a call to them.
+  std::vector<std::pair<std::string, std::string>> cpp_aliases;
+  // C++: functions registered as PyTorch operators or bound into Python (TORCH_LIBRARY's
+  // `m.def`/`m.impl`, pybind11's `def`), by qualified name: extension code wherever they are
+  // defined, with everything they call.
+  std::vector<std::string> registered_ops;
   // Python: what the file's imports bind (local name -> dotted name it stands for), so that a
   // package's __init__ re-exports resolve across files; and the modules of `from m import *`.
   std::vector<std::pair<std::string, std::string>> import_aliases;  // sorted by name
@@ -449,6 +493,7 @@ struct FileModel {
   std::vector<Reference> references;
   std::vector<ClassModel> classes;
   std::vector<AttributeWrite> attribute_writes;
+  std::vector<ElementWrite> element_writes;
   std::vector<std::pair<std::string, RefId>> globals;  // sorted by name
 };
 

@@ -11,7 +11,7 @@ namespace {
 
 // Bumped whenever a field of the model is added, removed or reordered: the two sides of a pipe
 // are always one build, but a stale worker binary must fail loudly, not decode garbage.
-constexpr std::string_view kMagic = "graphsafe-model 4\n";
+constexpr std::string_view kMagic = "graphsafe-model 8\n";
 
 class Writer {
  public:
@@ -146,7 +146,7 @@ void field(Io& io, SourceRange& r) {
 
 template <typename Io>
 void field(Io& io, Value& v) {
-  fields(io, v.kind, v.origin, v.param_deps, v.text);
+  fields(io, v.kind, v.origin, v.param_deps, v.text, v.ref);
 }
 
 template <typename Io>
@@ -209,7 +209,7 @@ void field(Io& io, FunctionModel& f) {
          f.cache_guards, f.parent, f.class_index, f.has_self, f.is_classmethod, f.is_staticmethod,
          f.is_property, f.is_lambda, f.is_generator, f.returns, f.yields, f.decorators,
          f.yield_region, f.returned_output, f.returned_output_at, f.builtin_calls, f.stream_params,
-         f.stream_handoffs);
+         f.stream_handoffs, f.once_blocks, f.branches);
 }
 
 template <typename Io>
@@ -224,11 +224,16 @@ void field(Io& io, AttributeWrite& w) {
 }
 
 template <typename Io>
+void field(Io& io, ElementWrite& w) {
+  fields(io, w.container, w.key, w.key_ref, w.value, w.function, w.range, w.augmented);
+}
+
+template <typename Io>
 void field(Io& io, CaptureRegion& r) {
   fields(io, r.kind, r.site, r.graph, r.stream, r.pool, r.mode, r.dynamo_traced, r.full_graph,
          r.function, r.whole_function, r.target_qualified, r.param_values, r.callable,
          r.tuple_index, r.callable_ref, r.handle, r.span, r.inputs, r.outputs, r.pending,
-         r.pending_ref, r.pending_scope, r.parent, r.lazy, r.cache_keys);
+         r.pending_ref, r.pending_scope, r.parent, r.lazy, r.cache_keys, r.guard);
 }
 
 template <typename Io>
@@ -238,15 +243,16 @@ void field(Io& io, SourceComment& c) {
 
 template <typename Io>
 void field(Io& io, Notice& n) {
-  fields(io, n.path, n.line, n.message);
+  fields(io, n.path, n.line, n.message, n.incomplete);
 }
 
 template <typename Io>
 void field(Io& io, FileModel& m) {
   fields(io, m.language, m.module_name, m.functions, m.regions, m.comments, m.notices,
          m.parse_failed, m.compiler_errors, m.extension_code, m.includes, m.extension_includer,
-         m.compile_database, m.includes_complete, m.import_aliases, m.star_imports, m.lowered,
-         m.references, m.classes, m.attribute_writes, m.globals);
+         m.compile_database, m.includes_complete, m.flags_from, m.cpp_aliases, m.registered_ops,
+         m.import_aliases, m.star_imports, m.lowered, m.references, m.classes, m.attribute_writes,
+         m.element_writes, m.globals);
 }
 
 }  // namespace

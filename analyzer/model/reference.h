@@ -54,6 +54,15 @@ struct Reference {
     kHost,        // a host value: a number, a string, a bool; `name` its typed key when it is
                   // a literal ("i:3", "s:cuda")
     kNone,        // None
+    kOperation,   // a value an operator computes from operands (`a * b`, `-x`, `a < b`): a
+                  // tensor when an operand is one, a host value when all are; `index` 1: a
+                  // truth value on the host whatever the operands (`not x`, `x is None`,
+                  // `k in d`)
+    kNarrowed,    // operands[0], where a test proves it is no tensor (`if not isinstance(x,
+                  // torch.Tensor):`): what it may hold but a tensor
+    kLocal,       // the local name `name` of function `function`, read inside a capture
+                  // region where it was bound outside it, holding operands[0]: the program
+                  // model follows the name's bindings between capture and replay
   };
   Kind kind = Kind::kNone;
   ContainerKind container = ContainerKind::kList;
@@ -64,5 +73,19 @@ struct Reference {
   std::vector<RefId> operands;
   std::vector<std::string> names;
 };
+
+// The reference a local read stands for (kLocal holds the value the name had), for code that
+// asks what an expression is spelled as rather than where the name was bound.
+inline RefId throughLocal(const std::vector<Reference>& references, RefId ref) {
+  for (int depth = 0; depth < 8 && ref < references.size(); ++depth) {
+    const Reference& reference = references[ref];
+    if (reference.kind != Reference::Kind::kLocal || reference.operands.empty() ||
+        reference.operands[0] >= references.size()) {
+      break;
+    }
+    ref = reference.operands[0];
+  }
+  return ref;
+}
 
 }  // namespace graphsafe

@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <string>
 
+#include "analyzer/model/reference.h"
+
 namespace graphsafe {
 
 // The value lattice every frontend classifies expressions into. Rules act on what is known:
@@ -44,6 +46,13 @@ struct Value {
   std::uint64_t param_deps = 0;
   // Source text the value came from, for messages ("lr", "self.step", "x.sum() > 0").
   std::string text;
+  // The expression as a reference of its file (analyzer/model/reference.h), which the program
+  // model evaluates in a frame: what it holds and whether it changes between replays. kNoRef
+  // when lowering could not name it.
+  RefId ref = kNoRef;
+  // Set by the program model on a value resolved in a region's context: 1 + the index of why it
+  // varies between replays (ProgramModel::variation); 0 when nothing is known to change it.
+  std::uint32_t variation = 0;
 
   bool isTensor() const { return kind == ValueKind::kTensor; }
   bool isHostVarying() const { return kind == ValueKind::kHostVarying; }

@@ -1,7 +1,10 @@
 // GitHub Actions workflow commands: each finding becomes an annotation on the pull request's
-// diff (`::error file=...,line=...::message`), each notice a `::notice`.
+// diff (`::error file=...,line=...::message`), each notice a `::notice`. An annotation is all
+// a reviewer sees, so its message carries the why: the capture site and the call path, as the
+// text output's notes, then the help line.
 #include "analyzer/output/github_output.h"
 
+#include "analyzer/output/call_path_lines.h"
 #include "analyzer/output/output_common.h"
 #include "analyzer/output/output_format.h"
 
@@ -41,6 +44,14 @@ std::string escapeWorkflowProperty(std::string_view text) {
   return out;
 }
 
+namespace {
+
+// GitHub shows an annotation's message whole (up to 64 KB); a dozen lines of path keep it
+// readable next to the diff.
+constexpr std::size_t kCallPathLines = 12;
+
+}  // namespace
+
 void writeGithub(const RunResult& result, std::ostream& out) {
   for (const Notice& notice : result.notices) {
     out << "::notice";
@@ -55,6 +66,9 @@ void writeGithub(const RunResult& result, std::ostream& out) {
     Position start = oneBasedPosition(file, diagnostic.range.start, ColumnUnit::kCodePoints);
     Position end = oneBasedPosition(file, diagnostic.range.stop, ColumnUnit::kCodePoints);
     std::string message = diagnostic.message;
+    for (const std::string& line : callPathLines(diagnostic, kCallPathLines)) {
+      message += "\n" + line;
+    }
     if (!diagnostic.help.empty()) message += "\nhelp: " + diagnostic.help;
     out << "::" << severityName(diagnostic.severity)
         << " file=" << escapeWorkflowProperty(file ? file->path() : "") << ",line=" << start.line

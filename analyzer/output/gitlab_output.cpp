@@ -1,11 +1,16 @@
 // GitLab code quality: the Code Climate issue format as GitLab reads it (an artifact declared
 // as `reports: codequality`). GitLab needs description, check_name, fingerprint, severity and
 // location.path with location.lines.begin; paths are relative to the repository root, which
-// is the job's working directory.
+// is the job's working directory. The widget shows the description alone, so it carries the
+// why on its one line: the capture site and the call path; content.body has them one per line
+// with the help.
 #include <cstdio>
 #include <map>
+#include <string>
+#include <vector>
 
 #include "analyzer/baseline/baseline.h"
+#include "analyzer/output/call_path_lines.h"
 #include "analyzer/output/output_common.h"
 #include "analyzer/output/output_format.h"
 
@@ -16,6 +21,32 @@ namespace {
 // Code Climate severities: info, minor, major, critical, blocker.
 const char* codeClimateSeverity(Severity severity) {
   return severity == Severity::kError ? "critical" : "major";
+}
+
+// The description is one line in the merge request's widget: a few notes fit; the body, shown
+// when an issue is opened, takes the longer path.
+constexpr std::size_t kDescriptionPathLines = 6;
+constexpr std::size_t kBodyPathLines = 12;
+
+std::string describe(const Diagnostic& diagnostic) {
+  std::string description =
+      diagnostic.rule_id + " " + diagnostic.rule_name + ": " + diagnostic.message;
+  std::vector<std::string> lines = callPathLines(diagnostic, kDescriptionPathLines);
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    description += (i == 0 ? " [" : "; ") + lines[i];
+  }
+  if (!lines.empty()) description += "]";
+  return description;
+}
+
+// Markdown: the message, the path as a list, the help.
+std::string body(const Diagnostic& diagnostic) {
+  std::string text = diagnostic.message + "\n";
+  std::vector<std::string> lines = callPathLines(diagnostic, kBodyPathLines);
+  if (!lines.empty()) text += "\n";
+  for (const std::string& line : lines) text += "- " + line + "\n";
+  if (!diagnostic.help.empty()) text += "\nhelp: " + diagnostic.help + "\n";
+  return text;
 }
 
 std::string hex64(std::uint64_t value) {
@@ -58,13 +89,11 @@ void writeGitlab(const RunResult& result, std::ostream& out, const OutputOptions
     std::size_t occurrence = ++occurrences[{path, line_hash}];
     Position start = oneBasedPosition(file, diagnostic.range.start, ColumnUnit::kCodePoints);
     Position end = oneBasedPosition(file, diagnostic.range.stop, ColumnUnit::kCodePoints);
-    std::string description =
-        diagnostic.rule_id + " " + diagnostic.rule_name + ": " + diagnostic.message;
     nlohmann::json issue = {
         {"type", "issue"},
         {"engine_name", "graphsafe"},
         {"check_name", diagnostic.rule_id},
-        {"description", description},
+        {"description", describe(diagnostic)},
         {"categories", nlohmann::json::array({"Bug Risk"})},
         {"severity", codeClimateSeverity(diagnostic.severity)},
         {"fingerprint", fingerprint(path, line_hash, occurrence)},
@@ -75,7 +104,7 @@ void writeGitlab(const RunResult& result, std::ostream& out, const OutputOptions
            {{"begin", {{"line", start.line}, {"column", start.column}}},
             {"end", {{"line", end.line}, {"column", end.column}}}}}}},
     };
-    if (!diagnostic.help.empty()) issue["content"] = {{"body", diagnostic.help}};
+    issue["content"] = {{"body", body(diagnostic)}};
     issues.push_back(std::move(issue));
   }
   out << issues.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";

@@ -49,7 +49,8 @@ nlohmann::json diagnosticToJson(const Diagnostic& diagnostic) {
 nlohmann::json noticeToJson(const Notice& notice) {
   return {{"path", notice.path},
           {"line", notice.line >= 0 ? nlohmann::json(notice.line + 1) : nlohmann::json(nullptr)},
-          {"message", notice.message}};
+          {"message", notice.message},
+          {"incomplete", notice.incomplete}};
 }
 
 nlohmann::json regionToJson(const RegionSummary& region) {
@@ -78,6 +79,7 @@ void writeJson(const RunResult& result, std::ostream& out) {
   nlohmann::json regions = nlohmann::json::array();
   for (const RegionSummary& region : result.regions) regions.push_back(regionToJson(region));
   FindingCounts counts = countFindings(result);
+  Incompleteness incomplete = incompleteness(result);
   nlohmann::json document = {
       {"version", GRAPHSAFE_VERSION},
       {"schema", kJsonSchemaVersion},
@@ -89,7 +91,8 @@ void writeJson(const RunResult& result, std::ostream& out) {
         {"errors", counts.errors},
         {"warnings", counts.warnings},
         {"suppressed", result.suppressed},
-        {"skipped", result.skipped_files.size()}}},
+        {"skipped", incomplete.files},
+        {"incomplete", incomplete.notices}}},
   };
   // Replace invalid UTF-8 instead of throwing: output must never abort the run.
   out << document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";

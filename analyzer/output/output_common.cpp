@@ -49,6 +49,22 @@ std::string pathInside(const std::string& path, const std::string& directory) {
   return text;
 }
 
+Incompleteness incompleteness(const RunResult& result) {
+  Incompleteness counts;
+  std::set<std::string> files(result.skipped_files.begin(), result.skipped_files.end());
+  for (const Notice& notice : result.notices) {
+    if (!notice.incomplete) continue;
+    ++counts.notices;
+    if (notice.path.empty()) {
+      ++counts.unnamed;
+    } else {
+      files.insert(notice.path);
+    }
+  }
+  counts.files = files.size();
+  return counts;
+}
+
 FindingCounts countFindings(const RunResult& result) {
   FindingCounts counts;
   std::set<std::string> files;
@@ -60,8 +76,14 @@ FindingCounts countFindings(const RunResult& result) {
   return counts;
 }
 
-std::string printableName(std::string_view text) {
-  auto plain = [](unsigned char c) { return c >= 0x20 && c < 0x7f && c != '\\'; };
+namespace {
+
+// The escapes of printableName() and printableText(); `names` escapes tabs and backslashes too.
+std::string escaped(std::string_view text, bool names) {
+  auto plain = [names](unsigned char c) {
+    if (c == '\t' || c == '\\') return !names;
+    return c >= 0x20 && c < 0x7f;
+  };
   if (std::all_of(text.begin(), text.end(), [&](char c) { return plain(c); })) {
     return std::string(text);
   }
@@ -116,6 +138,46 @@ std::string printableName(std::string_view text) {
   return out;
 }
 
+}  // namespace
+
+std::string printableName(std::string_view text) {
+  return escaped(text, true);
+}
+
+std::string printableText(std::string_view text) {
+  return escaped(text, false);
+}
+
+std::string quotedName(std::string_view path) {
+  std::string shown = printableName(path);
+  auto safe = [](unsigned char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c >= 0x80 ||
+           std::string_view("_-./+@%,=:~").find(static_cast<char>(c)) != std::string_view::npos;
+  };
+  if (!shown.empty() && std::all_of(shown.begin(), shown.end(),
+                                    [&](char c) { return safe(static_cast<unsigned char>(c)); })) {
+    return shown;
+  }
+  std::string out = "'";
+  for (char c : shown) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+std::string_view boundedText(std::string_view text, std::size_t max_bytes, bool& cut) {
+  cut = text.size() > max_bytes;
+  if (!cut) return text;
+  std::size_t end = max_bytes;
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+  return text.substr(0, end);
+}
+
 std::string plural(std::size_t count, const char* singular, const char* plural_form) {
   return std::to_string(count) + " " + (count == 1 ? singular : plural_form);
 }
@@ -129,10 +191,21 @@ std::string skippedPart(const RunResult& result) {
   if (skipped.empty()) return {};
   std::string text = "; " + plural(skipped.size(), "C++ file", "C++ files") + " not analyzed: ";
   for (std::size_t i = 0; i < skipped.size() && i < kNamed; ++i) {
-    text += (i == 0 ? "" : ", ") + printableName(skipped[i]);
+    text += (i == 0 ? "" : ", ") + quotedName(skipped[i]);
   }
   if (skipped.size() > kNamed) text += " and " + std::to_string(skipped.size() - kNamed) + " more";
   return text;
+}
+
+// "; 2 files not analyzed completely (see the notices)": a clean summary is no pass then.
+std::string incompletePart(const RunResult& result) {
+  const Incompleteness counts = incompleteness(result);
+  const std::size_t named = counts.files - result.skipped_files.size();
+  if (named > 0) {
+    return "; " + plural(named, "file", "files") + " not analyzed completely (see the notices)";
+  }
+  if (counts.unnamed > 0) return "; the analysis was not completed (see the notices)";
+  return {};
 }
 
 }  // namespace
@@ -142,6 +215,7 @@ std::string summaryLine(const RunResult& result) {
   std::string tail =
       result.suppressed == 0 ? "" : " (" + std::to_string(result.suppressed) + " suppressed)";
   tail += skippedPart(result);
+  tail += incompletePart(result);
   if (counts.errors + counts.warnings == 0) {
     return "No CUDA-graph hazards found in " + plural(result.files_analyzed, "file", "files") +
            tail + ".";

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "analyzer/engine/file_walker.h"
 #include "analyzer/io/atomic_write.h"
 #include "analyzer/io/bounded_read.h"
 
@@ -251,7 +252,9 @@ int runMergeCommand(const std::vector<std::string>& inputs, const std::string& o
     out.flush();
     return 0;
   }
-  if (!writeFileAtomically(output, text, error)) {
+  // The working directory (often a checkout) and its repository: no link there leads the
+  // merged report out of them (atomic_write.h).
+  if (!writeFileAtomically(output, text, error, LinkBoundary{analyzedTrees({})})) {
     err << "graphsafe: error: " << error << "\n";
     return 2;
   }

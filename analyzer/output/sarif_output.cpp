@@ -5,6 +5,7 @@
 #include <map>
 #include <tuple>
 
+#include "analyzer/baseline/baseline.h"
 #include "analyzer/catalog/rule_catalog.h"
 #include "analyzer/output/output_common.h"
 #include "analyzer/output/output_format.h"
@@ -62,12 +63,16 @@ class SarifWriter {
     for (const Diagnostic& diagnostic : result.diagnostics) results.push_back(resultOf(diagnostic));
     json notifications = json::array();
     for (const Notice& notice : result.notices) notifications.push_back(notification(notice));
+    // Code the analysis skipped or cut short: the run did not do what it was asked, and code
+    // scanning must not take its silence for a pass.
+    const Incompleteness incomplete = incompleteness(result);
+    const bool complete = incomplete.files + incomplete.notices == 0;
 
     json run = {
         {"tool", {{"driver", std::move(tool_driver)}}},
         {"results", std::move(results)},
         {"columnKind", "utf16CodeUnits"},
-        {"invocations", json::array({{{"executionSuccessful", true},
+        {"invocations", json::array({{{"executionSuccessful", complete},
                                       {"toolExecutionNotifications", std::move(notifications)}}})},
     };
     if (!cwd_.empty()) {
@@ -136,27 +141,13 @@ class SarifWriter {
   }
 
   // GitHub's own shape for this fingerprint: a hash of the rule and the line's text with
-  // whitespace removed, then ":" and the occurrence of that pair in the file. Moving code
-  // around keeps an alert's identity; editing its line gives a new one.
+  // whitespace removed (the baseline's, lineFingerprint()), then ":" and the occurrence of that
+  // pair in the file. Moving code around keeps an alert's identity; editing its line gives a new
+  // one.
   std::string lineHash(const Diagnostic& diagnostic) {
-    std::string normalized;
-    if (diagnostic.file) {
-      for (char c : diagnostic.file->line(diagnostic.range.start.line)) {
-        if (c != ' ' && c != '\t' && c != '\r' && c != '\n' && c != '\f' && c != '\v') {
-          normalized += c;
-        }
-      }
-    }
-    std::uint64_t hash = 0xcbf29ce484222325ull;  // FNV-1a, 64 bits: the same on every platform
-    auto mix = [&hash](std::string_view bytes) {
-      for (char c : bytes) {
-        hash ^= static_cast<unsigned char>(c);
-        hash *= 0x100000001b3ull;
-      }
-    };
-    mix(diagnostic.rule_id);
-    mix(std::string_view("\0", 1));
-    mix(normalized);
+    // Once per file, line and rule: thousands of findings on one long line (a minified file)
+    // hash the line once, not once each.
+    const std::uint64_t hash = fingerprints_.hash(diagnostic);
     std::size_t occurrence = ++occurrences_[{diagnostic.file ? diagnostic.path() : "", hash}];
     char text[48];
     std::snprintf(text, sizeof text, "%016llx:%zu", static_cast<unsigned long long>(hash),
@@ -216,7 +207,8 @@ class SarifWriter {
   }
 
   json notification(const Notice& notice) const {
-    json entry = {{"level", "warning"}, {"message", {{"text", notice.message}}}};
+    json entry = {{"level", notice.incomplete ? "error" : "warning"},
+                  {"message", {{"text", notice.message}}}};
     if (!notice.path.empty()) {
       json physical = {{"artifactLocation", artifactLocation(notice.path)}};
       if (notice.line >= 0) physical["region"] = {{"startLine", notice.line + 1}};
@@ -226,6 +218,7 @@ class SarifWriter {
   }
 
   std::string cwd_;
+  LineFingerprints fingerprints_;
   std::map<std::string, std::size_t> rule_index_;
   std::map<std::tuple<std::string, std::uint64_t>, std::size_t> occurrences_;
 };

@@ -1,5 +1,11 @@
 // Compiler-style text output, as clang and rustc print: the location and message, the source
 // line with a caret under the range, a note per related location, and a help line.
+//
+// The text is the analyzed code's, and the code is a stranger's: every piece of it is printed
+// through printableText() (an escape sequence in a string literal reaches the terminal as
+// `\x1b`, never as a command to it), file names through quotedName(), and each piece within a
+// bound, so that the report grows with the findings, not with findings times line length (a
+// minified file with thousands of findings on one line).
 #include <algorithm>
 #include <cstdio>
 #include <string_view>
@@ -10,6 +16,12 @@
 namespace graphsafe {
 
 namespace {
+
+// A message, note or help line longer than this is cut (a message quoting a huge expression).
+constexpr std::size_t kMaxMessageBytes = 2000;
+// The source line shown is a window of this many bytes around the range's start.
+constexpr std::size_t kSnippetBytes = 240;
+constexpr std::size_t kSnippetLead = 80;  // of them before the range, when the line is longer
 
 struct Style {
   bool color = false;
@@ -27,14 +39,29 @@ bool isContinuationByte(char c) {
   return (static_cast<unsigned char>(c) & 0xC0) == 0x80;
 }
 
+// `offset` moved back to the start of the UTF-8 sequence it lies in.
+std::size_t sequenceStart(std::string_view text, std::size_t offset) {
+  while (offset > 0 && offset < text.size() && isContinuationByte(text[offset])) --offset;
+  return offset;
+}
+
 std::string location(const SourceFile* file, const std::string& path, SourcePoint point) {
   Position position = oneBasedPosition(file, point, ColumnUnit::kCodePoints);
-  return printableName(path) + ":" + std::to_string(position.line) + ":" +
+  return quotedName(path) + ":" + std::to_string(position.line) + ":" +
          std::to_string(position.column);
 }
 
+// Text of the analyzed code or derived from it, as printed: escaped and within its bound.
+std::string shown(std::string_view text) {
+  bool cut = false;
+  std::string out = printableText(boundedText(text, kMaxMessageBytes, cut));
+  if (cut) out += "...";
+  return out;
+}
+
 // The source line under a line-number gutter, then the caret line: the prefix is copied as
-// blanks (tabs kept, one blank per code point) so the caret lands under the range.
+// blanks (tabs kept, one blank per shown column) so the caret lands under the range. A long
+// line is shown as a window around the range, with "..." where it is cut.
 void writeSnippet(const Diagnostic& diagnostic, std::ostream& out, const Style& style) {
   const SourceFile* file = diagnostic.file.get();
   if (file == nullptr || diagnostic.range.start.line >= file->lineCount()) return;
@@ -45,26 +72,40 @@ void writeSnippet(const Diagnostic& diagnostic, std::ostream& out, const Style& 
                         : line.size();
   if (end < begin) end = begin;
 
+  std::size_t from = 0;
+  std::size_t to = line.size();
+  if (line.size() > kSnippetBytes) {
+    from = begin > kSnippetLead ? sequenceStart(line, begin - kSnippetLead) : 0;
+    to = sequenceStart(line, std::min(line.size(), from + kSnippetBytes));
+    if (to <= begin) to = sequenceStart(line, std::min(line.size(), begin + 1));
+  }
+  end = std::min(end, to);
+
+  std::string code = from > 0 ? "..." : "";
+  std::string caret(code.size(), ' ');
+  std::string marks;
+  for (std::size_t i = from; i < to;) {
+    std::size_t next = i + 1;
+    while (next < to && isContinuationByte(line[next])) ++next;
+    const std::string piece = printableText(line.substr(i, next - i));
+    code += piece;
+    if (i < begin) {
+      // One blank per shown column: an escape (`\x1b`) is four, a code point one.
+      caret += piece == "\t" ? std::string("\t")
+                             : std::string(piece.size() == next - i ? 1 : piece.size(), ' ');
+    } else if (i < end) {
+      marks += marks.empty() ? "^" : "~";
+      if (piece.size() != next - i) marks += std::string(piece.size() - 1, '~');
+    }
+    i = next;
+  }
+  if (to < line.size()) code += "...";
+  if (marks.empty()) marks = "^";
+
   char gutter[32];
   std::snprintf(gutter, sizeof gutter, "%5u", diagnostic.range.start.line + 1);
   std::string blank_gutter(std::string_view(gutter).size(), ' ');
-  out << gutter << " | " << line << "\n";
-
-  std::string caret;
-  for (std::size_t i = 0; i < begin; ++i) {
-    if (line[i] == '\t') {
-      caret += '\t';
-    } else if (!isContinuationByte(line[i])) {
-      caret += ' ';
-    }
-  }
-  std::string marks = "^";
-  bool first = true;
-  for (std::size_t i = begin; i < end; ++i) {
-    if (isContinuationByte(line[i])) continue;
-    if (!first) marks += '~';
-    first = false;
-  }
+  out << gutter << " | " << code << "\n";
   out << blank_gutter << " | " << caret << style.green() << marks << style.reset() << "\n";
 }
 
@@ -75,18 +116,19 @@ void writeDiagnostic(const Diagnostic& diagnostic, std::ostream& out, const Styl
   out << style.bold()
       << location(file, diagnostic.file ? diagnostic.path() : "", diagnostic.range.start) << ":"
       << style.reset() << " " << color << severityName(diagnostic.severity) << "["
-      << diagnostic.rule_id << "]" << style.reset() << " " << style.bold() << diagnostic.message
-      << style.reset() << "\n";
+      << diagnostic.rule_id << "]" << style.reset() << " " << style.bold()
+      << shown(diagnostic.message) << style.reset() << "\n";
   writeSnippet(diagnostic, out, style);
   for (const RelatedLocation& related : diagnostic.related) {
     const SourceFile* related_file = related.file ? related.file.get() : file;
     std::string path = related_file ? related_file->path() : "";
     out << "  " << style.bold() << location(related_file, path, related.range.start) << ":"
         << style.reset() << " " << style.cyan() << "note:" << style.reset() << " "
-        << related.message << "\n";
+        << shown(related.message) << "\n";
   }
   if (!diagnostic.help.empty()) {
-    out << "  " << style.cyan() << "help:" << style.reset() << " " << diagnostic.help << "\n";
+    out << "  " << style.cyan() << "help:" << style.reset() << " " << shown(diagnostic.help)
+        << "\n";
   }
 }
 
@@ -102,10 +144,10 @@ void writeNotices(const std::vector<Notice>& notices, std::ostream& out, bool co
   Style style{color};
   for (const Notice& notice : notices) {
     out << style.bold()
-        << (notice.path.empty() ? std::string("graphsafe") : printableName(notice.path));
+        << (notice.path.empty() ? std::string("graphsafe") : quotedName(notice.path));
     if (notice.line >= 0) out << ":" << notice.line + 1;
     out << ":" << style.reset() << " " << style.magenta() << "notice:" << style.reset() << " "
-        << notice.message << "\n";
+        << shown(notice.message) << "\n";
   }
 }
 
@@ -132,7 +174,7 @@ void writeConcise(const RunResult& result, std::ostream& out, std::ostream& stat
                     diagnostic.range.start)
         << ":" << style.reset() << " " << (error ? style.red() : style.yellow())
         << diagnostic.rule_id << style.reset() << " [" << severityName(diagnostic.severity) << "] "
-        << diagnostic.message << "\n";
+        << shown(diagnostic.message) << "\n";
   }
   writeSummary(result, out, status, options);
 }

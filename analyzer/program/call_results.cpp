@@ -306,6 +306,20 @@ TypeId TypeEvaluator::libraryCall(std::string_view name, const CallArguments& ar
     return arguments.positional.size() >= 3 ? types_.join(found, argument(2)) : found;
   }
   if (name == "builtins.iter") return argument(0);
+  // max(a, b), min(xs), sum(xs): what the arguments (or the one iterable's elements) hold.
+  if (name == "builtins.max" || name == "builtins.min" || name == "builtins.sum") {
+    if (arguments.positional.size() == 1) return element(argument(0));
+    TypeId joined = kBottom;
+    for (TypeId type : arguments.positional) joined = types_.join(joined, type);
+    return arguments.positional.empty() ? kUnknown : joined;
+  }
+  // A copy is an object of the same kind (an instance of the same class, a tensor).
+  if (name == "copy.deepcopy" || name == "copy.copy") {
+    return arguments.positional.empty() ? kUnknown : argument(0);
+  }
+  if (name.starts_with("math.") && name.size() > 5 && name[5] >= 'a' && name[5] <= 'z') {
+    return types_.atom({Atom::Kind::kHost, 0, 0, 0});
+  }
   if (name == "builtins.next") return element(argument(0));
   if (name == "builtins.map" && arguments.positional.size() >= 2) {
     CallArguments each;
@@ -471,6 +485,7 @@ void TypeEvaluator::forEachCall(
     auto found = map->find(function);
     if (found == map->end()) continue;
     for (const auto& [site, bound] : found->second) {
+      if (++site_visits_ > kMaxCallSiteVisits) return;  // the caller's answer is unknown
       const Reference& call = index_.file(site->file).references[site->event->call];
       const FrameId caller = plainFrame(index_.functionId(site->file, site->function));
       std::vector<TypeId> receiver;
@@ -495,6 +510,8 @@ TypeId TypeEvaluator::parameterFromCallSites(std::uint32_t function, std::size_t
     if (index < params.size()) result = types_.join(result, params[index]);
   });
   ++cycles_.budget;
+  // Some calls not looked at: what they pass is not known, nor then the parameter.
+  if (site_visits_ > kMaxCallSiteVisits) return kUnknown;
   return result;
 }
 

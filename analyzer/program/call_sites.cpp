@@ -3,6 +3,7 @@
 namespace graphsafe::program {
 
 std::string_view calleeName(const FileModel& file, RefId callee) {
+  callee = throughLocal(file.references, callee);
   if (callee == kNoRef || callee >= file.references.size()) return {};
   const Reference& reference = file.references[callee];
   switch (reference.kind) {

@@ -167,7 +167,7 @@ void addSuppliedParameter(TypeEvaluator& evaluator, FrameId caller, const FileMo
 // that method supply it (the constructor call `Runner(step)`).
 void addSuppliedAttribute(TypeEvaluator& evaluator, FrameId caller, const FileModel& file,
                           const Reference& callee, Collector& collector) {
-  const Reference& object = file.references[callee.operands[0]];
+  const Reference& object = file.references[throughLocal(file.references, callee.operands[0])];
   if (object.kind != Reference::Kind::kParameter || object.index != 0) return;
   TypeTable& types = evaluator.types();
   TypeId receiver = evaluator.typeOf(caller, callee.operands[0]);
@@ -208,7 +208,7 @@ std::vector<CallTarget> callTargets(TypeEvaluator& evaluator, FrameId caller,
   Collector collector(evaluator, caller, reference, with_frames);
   if (reference != nullptr && !reference->operands.empty() && reference->operands[0] != kNoRef) {
     const RefId callee_ref = reference->operands[0];
-    const Reference& callee = file.references[callee_ref];
+    const Reference& callee = file.references[throughLocal(file.references, callee_ref)];
     if (callee.kind == Reference::Kind::kParameter) {
       addSuppliedParameter(evaluator, caller, file, callee, collector);
     } else if (callee.kind == Reference::Kind::kAttribute && !callee.operands.empty() &&

@@ -1,6 +1,10 @@
 #include "analyzer/program/program_index.h"
 
 #include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
 
 namespace graphsafe::program {
 
@@ -101,6 +105,35 @@ ProgramIndex::ProgramIndex(const std::vector<FileModel>& files) : files_(files) 
   }
   function_offsets_.push_back(functions);
   class_offsets_.push_back(classes);
+  // C++: a call through a function pointer member or variable reaches each function stored
+  // into it, in any file of the program; what is stored may be another holder (a callable
+  // parameter handed on to the next function), followed a few holders deep.
+  constexpr int kMaxHolderChain = 8;
+  std::map<std::string, std::set<std::uint32_t>> held;
+  for (int round = 0; round < kMaxHolderChain; ++round) {
+    bool grew = false;
+    for (const FileModel& file : files) {
+      for (const auto& [holder, target] : file.cpp_aliases) {
+        if (holder == target) continue;
+        std::set<std::uint32_t>& into = held[holder];
+        if (auto it = cpp_functions_.find(target); it != cpp_functions_.end()) {
+          for (std::uint32_t function : it->second) grew = into.insert(function).second || grew;
+        }
+        if (auto it = held.find(target); it != held.end() && it->first != holder) {
+          for (std::uint32_t function : it->second) grew = into.insert(function).second || grew;
+        }
+      }
+    }
+    if (!grew) break;
+  }
+  for (const auto& [holder, stored] : held) {
+    std::vector<std::uint32_t>& targets = cpp_functions_[holder];
+    for (std::uint32_t function : stored) {
+      if (std::find(targets.begin(), targets.end(), function) == targets.end()) {
+        targets.push_back(function);
+      }
+    }
+  }
 }
 
 const std::vector<std::uint32_t>& ProgramIndex::cppFunctions(std::string_view qualified) const {

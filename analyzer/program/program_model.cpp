@@ -4,6 +4,8 @@
 #include <unordered_set>
 
 #include "analyzer/model/region_removal.h"
+#include "analyzer/program/capture_flow.h"
+#include "analyzer/program/replay_reach.h"
 
 namespace graphsafe {
 
@@ -33,7 +35,15 @@ ProgramModel::ProgramModel(std::vector<FileModel> files) : files_(std::move(file
   }
 }
 
+const std::vector<program::CallSite>& ProgramModel::callSitesNamed(std::string_view name) const {
+  return sites_->named(name);
+}
+
 std::vector<FileModel> ProgramModel::takeFiles() && {
+  cycles_.clear();
+  reach_.reset();
+  flows_.clear();
+  variations_.clear();
   evaluator_.reset();
   sites_.reset();
   index_.reset();
@@ -137,6 +147,18 @@ TensorMemory ProgramModel::tensorMemory(FrameId frame, RefId ref) const {
     if (atom.kind != Atom::Kind::kTensor || atom.sub != memory) return TensorMemory::kUnknown;
   }
   return static_cast<TensorMemory>(memory);
+}
+
+ProgramModel::Tensorness ProgramModel::tensorness(FrameId frame, RefId ref) const {
+  if (ref == kNoRef) return Tensorness::kUnknown;
+  std::lock_guard lock(mutex_);
+  const program::TypeTable& types = evaluator_->types();
+  const TypeId type = evaluator_->typeOf(frame, ref);
+  const std::vector<Atom>& atoms = types.atoms(type);
+  const bool other = std::any_of(atoms.begin(), atoms.end(),
+                                 [](const Atom& atom) { return atom.kind != Atom::Kind::kTensor; });
+  if (other) return Tensorness::kNo;
+  return types.isExact(type) ? Tensorness::kYes : Tensorness::kUnknown;
 }
 
 FunctionRef ProgramModel::regionFunction(const FileModel& file, const CaptureRegion& region) const {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string_view>
 
-#include "analyzer/engine/capture_flow.h"
+#include "analyzer/program/capture_flow.h"
 #include "analyzer/program/program_index.h"
 
 namespace graphsafe::program {

@@ -230,8 +230,42 @@ TypeId TypeEvaluator::evaluate(FrameId frame, std::uint32_t file, const Referenc
           {Atom::Kind::kHost, 0, reference.name.empty() ? 0 : types_.name(reference.name), 0});
     case Kind::kNone:
       return types_.atom({Atom::Kind::kNone, 0, 0, 0});
+    case Kind::kOperation:
+      return operationType(frame, reference);
+    case Kind::kLocal:
+      return operand(0);
+    case Kind::kNarrowed: {
+      TypeId narrowed = kBottom;
+      const TypeId type = operand(0);
+      for (const Atom& atom : types_.atoms(type)) {
+        if (atom.kind != Atom::Kind::kTensor) narrowed = types_.join(narrowed, types_.atom(atom));
+      }
+      if (types_.hasUnknown(type) || narrowed == kBottom)
+        narrowed = types_.join(narrowed, kUnknown);
+      return narrowed;
+    }
   }
   return kUnknown;
+}
+
+TypeId TypeEvaluator::operationType(FrameId frame, const Reference& reference) {
+  const TypeId host = types_.atom({Atom::Kind::kHost, 0, 0, 0});
+  if (reference.index == 1) return host;
+  // An operator on a tensor makes a tensor; on host values only, a host value. Anything the
+  // model cannot say about an operand leaves the result unknown unless a tensor decides it.
+  bool all_host = !reference.operands.empty();
+  for (RefId operand : reference.operands) {
+    const TypeId type = typeOf(frame, operand);
+    bool tensors = types_.isExact(type);
+    bool hosts = tensors;
+    for (const Atom& atom : types_.atoms(type)) {
+      tensors = tensors && atom.kind == Atom::Kind::kTensor;
+      hosts = hosts && atom.kind == Atom::Kind::kHost;
+    }
+    if (tensors) return types_.atom({Atom::Kind::kTensor, 0, 0, 0});
+    all_host = all_host && hosts;
+  }
+  return all_host ? host : kUnknown;
 }
 
 std::uint32_t TypeEvaluator::entryKey(Holder holder, std::string_view key) {

@@ -43,6 +43,11 @@ class TypeEvaluator {
  public:
   // Evaluations per run at most (each reference in each frame counts once).
   static constexpr std::size_t kMaxEvaluations = 4'000'000;
+  // Call sites looked at per run at most, to type parameters from what their calls pass: each
+  // look is cheap but a program whose functions all call each other asks for them cubically
+  // often (600 such functions took 80 s). Past it, parameters typed from call sites are
+  // unknown.
+  static constexpr std::size_t kMaxCallSiteVisits = 10'000'000;
   // Calls deep that a return type is computed under its arguments' types.
   static constexpr int kMaxContextDepth = 2;
   // Frames with parameter types per function at most: past that, calls of it are typed in
@@ -105,8 +110,11 @@ class TypeEvaluator {
   // The first library base of the class, through its program bases (a name id; 0: none).
   std::uint32_t externalBase(std::uint32_t class_id);
 
-  bool budgetExhausted() const { return evaluations_ >= kMaxEvaluations; }
+  bool budgetExhausted() const {
+    return evaluations_ >= kMaxEvaluations || site_visits_ >= kMaxCallSiteVisits;
+  }
   std::size_t evaluations() const { return evaluations_; }
+  std::size_t callSiteVisits() const { return site_visits_; }
   std::size_t frameCount() const { return frames_.size(); }
 
   // Every call of `function` the program makes, with the types its parameters take there.
@@ -149,6 +157,7 @@ class TypeEvaluator {
   // reference evaluation (type_evaluator.cpp)
   TypeId evaluate(FrameId frame, std::uint32_t file, const Reference& reference);
   TypeId instancesOf(TypeId classes);
+  TypeId operationType(FrameId frame, const Reference& reference);
   TypeId updatedContainer(TypeId container, std::string_view key, TypeId value);
   std::uint32_t entryKey(Holder holder, std::string_view key);
   TypeId contextFreeParameter(std::uint32_t function, std::size_t index);
@@ -226,6 +235,7 @@ class TypeEvaluator {
   bool subclasses_built_ = false;
   bool resolving_classes_ = false;
   std::size_t evaluations_ = 0;
+  std::size_t site_visits_ = 0;
   int context_depth_ = 0;
   int nesting_ = 0;
 };

@@ -1,6 +1,7 @@
 #include "analyzer/source/source_file.h"
 
 #include <algorithm>
+#include <iterator>
 
 namespace graphsafe {
 
@@ -45,13 +46,20 @@ SourceRange SourceFile::rangeOf(std::uint32_t begin, std::uint32_t end) const {
 }
 
 namespace {
+// The length of the UTF-8 sequence a lead byte starts; an invalid byte counts as one.
+std::size_t sequenceLength(unsigned char byte) {
+  return byte < 0x80           ? 1
+         : (byte >> 5) == 0x6  ? 2
+         : (byte >> 4) == 0xE  ? 3
+         : (byte >> 3) == 0x1E ? 4
+                               : 1;
+}
+
 // Counts code units of the line prefix before `column` bytes; invalid UTF-8 bytes count as one.
 std::uint32_t countUnits(std::string_view prefix, bool utf16) {
   std::uint32_t units = 0;
   for (std::size_t i = 0; i < prefix.size();) {
-    auto byte = static_cast<unsigned char>(prefix[i]);
-    std::size_t length = byte < 0x80 ? 1 : (byte >> 5) == 0x6 ? 2 : (byte >> 4) == 0xE ? 3
-                                         : (byte >> 3) == 0x1E ? 4 : 1;
+    std::size_t length = sequenceLength(static_cast<unsigned char>(prefix[i]));
     units += (utf16 && length == 4) ? 2 : 1;
     i += length;
   }
@@ -59,14 +67,51 @@ std::uint32_t countUnits(std::string_view prefix, bool utf16) {
 }
 }  // namespace
 
+void SourceFile::buildColumnCheckpoints() const {
+  for (std::uint32_t index = 0; index < line_starts_.size(); ++index) {
+    std::string_view text = line(index);
+    if (text.size() <= kColumnBlock) continue;
+    const std::uint32_t start = line_starts_[index];
+    std::uint32_t code_points = 0;
+    std::uint32_t utf16 = 0;
+    std::uint32_t next = kColumnBlock;
+    for (std::size_t i = 0; i < text.size();) {
+      if (i >= next) {
+        checkpoints_.push_back({start + static_cast<std::uint32_t>(i), code_points, utf16});
+        next = static_cast<std::uint32_t>(i) + kColumnBlock;
+      }
+      std::size_t length = sequenceLength(static_cast<unsigned char>(text[i]));
+      code_points += 1;
+      utf16 += length == 4 ? 2 : 1;
+      i += length;
+    }
+  }
+}
+
+std::uint32_t SourceFile::column(SourcePoint point, bool utf16) const {
+  std::string_view text = line(point.line);
+  const std::size_t end = std::min<std::size_t>(point.column, text.size());
+  if (end <= kColumnBlock) return countUnits(text.substr(0, end), utf16);
+  std::call_once(checkpoints_once_, [this] { buildColumnCheckpoints(); });
+  const std::uint32_t start = line_starts_[point.line];
+  const auto target = static_cast<std::uint32_t>(start + end);
+  auto after = std::upper_bound(
+      checkpoints_.begin(), checkpoints_.end(), target,
+      [](std::uint32_t offset, const ColumnCheckpoint& c) { return offset < c.offset; });
+  if (after == checkpoints_.begin() || std::prev(after)->offset < start) {
+    return countUnits(text.substr(0, end), utf16);
+  }
+  const ColumnCheckpoint& from = *std::prev(after);
+  const std::size_t skip = from.offset - start;
+  return (utf16 ? from.utf16 : from.code_points) + countUnits(text.substr(skip, end - skip), utf16);
+}
+
 std::uint32_t SourceFile::utf16Column(SourcePoint point) const {
-  auto text = line(point.line);
-  return countUnits(text.substr(0, std::min<std::size_t>(point.column, text.size())), true);
+  return column(point, true);
 }
 
 std::uint32_t SourceFile::codePointColumn(SourcePoint point) const {
-  auto text = line(point.line);
-  return countUnits(text.substr(0, std::min<std::size_t>(point.column, text.size())), false);
+  return column(point, false);
 }
 
 }  // namespace graphsafe

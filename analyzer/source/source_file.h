@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,9 +51,24 @@ class SourceFile {
   std::uint32_t codePointColumn(SourcePoint point) const;
 
  private:
+  // Where counting may resume on a long line: a byte offset where a UTF-8 sequence starts, and
+  // the units before it on its line. Every kColumnBlock bytes of lines longer than that, so
+  // that a column costs at most a block's scan, however long the line (a minified file with
+  // thousands of findings on its one line).
+  struct ColumnCheckpoint {
+    std::uint32_t offset = 0;
+    std::uint32_t code_points = 0;
+    std::uint32_t utf16 = 0;
+  };
+  static constexpr std::uint32_t kColumnBlock = 256;
+  std::uint32_t column(SourcePoint point, bool utf16) const;
+  void buildColumnCheckpoints() const;
+
   std::string path_;
   std::string text_;
   std::vector<std::uint32_t> line_starts_;
+  mutable std::once_flag checkpoints_once_;
+  mutable std::vector<ColumnCheckpoint> checkpoints_;  // by offset
 };
 
 using SourceFilePtr = std::shared_ptr<const SourceFile>;

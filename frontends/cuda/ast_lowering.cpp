@@ -7,6 +7,7 @@
 #include <clang/Lex/Lexer.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cinttypes>
 #include <cstdio>
 #include <filesystem>
@@ -19,12 +20,15 @@
 
 #include "analyzer/model/stream_wording.h"
 #include "frontends/cuda/cuda_api_table.h"
+#include "frontends/cuda/project_tree.h"
+#include "frontends/cuda/template_instantiations.h"
 #include "frontends/cuda/vector_storage.h"
 
 namespace graphsafe::cuda {
 
 namespace {
 
+using clang::cast;
 using clang::dyn_cast;
 using clang::dyn_cast_or_null;
 using clang::isa;
@@ -120,12 +124,20 @@ bool inLibraryNamespace(const clang::Decl* decl) {
     llvm::StringRef name = ns->getName();
     if (name == "std" || name == "at" || name == "c10" || name == "torch" || name == "pybind11" ||
         name == "thrust" || name == "cub" || name == "cuda" || name == "cutlass" ||
-        name == "__gnu_cxx") {
+        name == "cute" || name == "__gnu_cxx") {
       return true;
     }
   }
   return false;
 }
+
+// A function a value holds (a lambda, a function pointer): its identity in the translation unit
+// (functionKey) and its name in the model (functionName).
+struct Callable {
+  std::string key;   // "" for another holder (a callable parameter handed on)
+  std::string name;
+  std::string what;  // a holder: how the calls not followed name it
+};
 
 // What a call calls: its name, and its declaration when Clang resolved it (or, in a template,
 // the declaration the unresolved name can only mean).
@@ -239,17 +251,83 @@ std::string captureMode(const clang::Expr* mode, const clang::ASTContext& contex
   return "";
 }
 
+// Does a value of this type hold a function to call: a function pointer or reference, a
+// std::function, a lambda's closure, or an array of one of these?
+bool holdsCallable(clang::QualType type) {
+  if (type.isNull() || type->isDependentType()) return false;
+  type = type.getNonReferenceType();
+  if (const clang::ArrayType* array = type->getAsArrayTypeUnsafe()) type = array->getElementType();
+  if (type->isFunctionPointerType() || type->isFunctionType()) return true;
+  const auto* record = type->getAsCXXRecordDecl();
+  if (record == nullptr) return false;
+  if (record->isLambda()) return true;
+  return record->getIdentifier() != nullptr && record->getName() == "function" &&
+         record->isInStdNamespace();
+}
+
+// A template's parameter type that may hold a function once instantiated (`F f`, a dependent
+// std::function): not a pointer or array, which hold data (`T* device_ptr`).
+bool mayHoldCallable(clang::QualType type) {
+  if (type.isNull() || !type->isDependentType()) return false;
+  type = type.getNonReferenceType();
+  return !type->isPointerType() && !type->isArrayType();
+}
+
+// A map (std::map, std::unordered_map, ...) whose values are executable graphs: a cache with one
+// graph per key.
+bool isGraphMap(clang::QualType type) {
+  if (type.isNull()) return false;
+  type = type.getNonReferenceType();
+  if (type->isPointerType()) type = type->getPointeeType();
+  const auto* specialization =
+      dyn_cast_or_null<clang::ClassTemplateSpecializationDecl>(type->getAsCXXRecordDecl());
+  if (specialization == nullptr || specialization->getIdentifier() == nullptr ||
+      !specialization->getName().contains("map") || specialization->getTemplateArgs().size() < 2) {
+    return false;
+  }
+  const clang::TemplateArgument& value = specialization->getTemplateArgs()[1];
+  return value.getKind() == clang::TemplateArgument::Type &&
+         (typeNameContains(value.getAsType(), "CUgraphExec_st") ||
+          typeNameContains(value.getAsType(), "CUDAGraph"));
+}
+
+// A function's name in the model: its qualified name; a lambda's is the function it is written
+// in, then `(lambda at line N)` (at namespace scope: `(lambda at file.cu:N)`).
+std::string functionName(const clang::FunctionDecl* function, const clang::SourceManager& sources) {
+  const auto* method = dyn_cast<clang::CXXMethodDecl>(function);
+  if (method == nullptr || !method->getParent()->isLambda()) return qualifiedName(function);
+  const clang::CXXRecordDecl* closure = method->getParent();
+  clang::PresumedLoc where =
+      sources.getPresumedLoc(sources.getExpansionLoc(closure->getLocation()));
+  const std::string line = where.isValid() ? std::to_string(where.getLine()) : "?";
+  if (const auto* outer = dyn_cast<clang::FunctionDecl>(closure->getDeclContext())) {
+    return functionName(outer, sources) + "::(lambda at line " + line + ")";
+  }
+  std::string file = where.isValid()
+                         ? std::filesystem::path(where.getFilename()).filename().string()
+                         : std::string("?");
+  return "(lambda at " + file + ":" + line + ")";
+}
+
+// The name a callable parameter goes by in the model (FileModel::cpp_aliases): what the
+// callers pass to it is stored into it.
+std::string parameterHolder(const std::string& function, unsigned index) {
+  return function + "::<parameter " + std::to_string(index + 1) + ">";
+}
+
 class Lowering : public clang::RecursiveASTVisitor<Lowering> {
   using Base = clang::RecursiveASTVisitor<Lowering>;
 
  public:
   Lowering(clang::ASTContext& context, const SourceFile& source, const LoweringOptions& options,
-           RawTranslationUnit& unit)
+           RawTranslationUnit& unit, const TemplateInstantiations& instantiations)
       : context_(context),
         sources_(context.getSourceManager()),
         source_(source),
         options_(options),
-        unit_(unit) {}
+        unit_(unit),
+        instantiations_(instantiations),
+        tree_(projectTreeOf(std::filesystem::absolute(source.path()).string())) {}
 
   bool shouldVisitTemplateInstantiations() const { return false; }
   bool shouldVisitImplicitCode() const { return false; }
@@ -267,6 +345,20 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
       }
     }
     return Base::TraverseDecl(decl);
+  }
+
+  // A lambda's body runs when it is called, not where it is written: it is lowered as a function
+  // of its own (after the function it is written in), and calls of it, of a variable holding it,
+  // or of a parameter it is passed to, reach it. Its captures' initializers run here.
+  bool TraverseLambdaExpr(clang::LambdaExpr* lambda) {
+    if (!inMainFile(lambda->getBeginLoc())) return true;
+    if (function_ != nullptr) {
+      for (clang::Expr* init : lambda->capture_inits()) TraverseStmt(init);
+    }
+    if (isDeviceOnly(lambda->getCallOperator())) return true;
+    pending_lambdas_.push_back(lambda);
+    if (function_ == nullptr) lowerPendingLambdas();
+    return true;
   }
 
   // ---- blocks, loops and branches: traversed by hand to know what encloses what -------------
@@ -364,12 +456,16 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
       lowerLaunch(launch);
       return true;
     }
-    if (isa<clang::CXXOperatorCallExpr>(call)) return true;
-    Callee callee = calleeOf(call);
-    if (callee.name.empty() || callee.name == "__cudaPushCallConfiguration" ||
-        callee.name == "cudaConfigureCall") {
+    if (auto* op = dyn_cast<clang::CXXOperatorCallExpr>(call)) {
+      lowerOperatorCall(op);
       return true;
     }
+    Callee callee = calleeOf(call);
+    if (callee.name == "__cudaPushCallConfiguration" || callee.name == "cudaConfigureCall") {
+      return true;
+    }
+    if (callee.decl == nullptr && lowerCallThroughHolder(call)) return true;
+    if (callee.name.empty()) return true;
     if (auto* member = dyn_cast<clang::CXXMemberCallExpr>(call)) {
       if (lowerMemberCall(member, callee)) return true;
     }
@@ -383,6 +479,21 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
     const clang::Expr* head = recovery->subExpressions().front();
     if (head == nullptr) return true;
     const clang::Expr* callee_expr = head->IgnoreParenImpCasts();
+    // A call through a member or variable whose declaration did not parse (a function pointer
+    // member whose parameter types are in a header not found): still a call through it.
+    if (const auto* member = dyn_cast<clang::MemberExpr>(callee_expr);
+        (member != nullptr && isa<clang::FieldDecl>(member->getMemberDecl())) ||
+        (isa<clang::DeclRefExpr>(callee_expr) &&
+         isa<clang::VarDecl>(cast<clang::DeclRefExpr>(callee_expr)->getDecl()))) {
+      CallSite site;
+      site.at = recovery;
+      site.callee = head;
+      for (const clang::Expr* argument : recovery->subExpressions().drop_front()) {
+        site.args.push_back(argument);
+      }
+      lowerThroughHolder(site, head, false);
+      return true;
+    }
     if (!isa<clang::UnresolvedLookupExpr, clang::DeclRefExpr, clang::UnresolvedMemberExpr>(
             callee_expr)) {
       return true;
@@ -399,6 +510,11 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
     if (function_ != nullptr && op->isAssignmentOp()) {
       noteWrite(op->getLHS(), op->getRHS(), op, op->getOpcode() == clang::BO_Assign);
     }
+    return true;
+  }
+
+  bool VisitInitListExpr(clang::InitListExpr* list) {
+    if (inMainFile(list->getBeginLoc())) noteCallableFields(list);
     return true;
   }
 
@@ -423,6 +539,12 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
   }
 
   bool VisitVarDecl(clang::VarDecl* var) {
+    if (var->hasInit() && !isa<clang::ParmVarDecl>(var) && holdsCallable(var->getType())) {
+      noteCallableStore(nullptr, var, var->getInit());
+    }
+    if (function_ != nullptr && var->hasInit() && !isa<clang::ParmVarDecl>(var)) {
+      noteHandleFromCall(var);
+    }
     if (function_ != nullptr) noteOwnedStorage(var);
     // A parameter's default is what callers that leave it out pass, not its value: the calls
     // decide (stream handoffs).
@@ -589,12 +711,31 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
 
   // ---- functions ---------------------------------------------------------------------------
 
-  void lowerFunction(clang::FunctionDecl* function) {
+  void lowerPendingLambdas() {
+    while (!pending_lambdas_.empty()) {
+      const clang::LambdaExpr* lambda = pending_lambdas_.back();
+      pending_lambdas_.pop_back();
+      lowerFunction(lambda->getCallOperator(), lambda);
+    }
+  }
+
+  void lowerFunction(clang::FunctionDecl* function, const clang::LambdaExpr* lambda = nullptr) {
+    // A lambda is lowered right after the function it is written in, and sees what that
+    // function's locals hold.
+    if (lambda == nullptr) local_callables_.clear();
     RawFunction raw;
-    raw.model.name = function->getNameAsString();
-    raw.model.qualified_name = qualifiedName(function);
-    raw.model.range = rangeOf(function->getNameInfo().getSourceRange());
-    raw.model.body = rangeOf(function->getSourceRange());
+    raw.model.qualified_name = functionName(function, sources_);
+    if (lambda != nullptr) {
+      const std::string& qualified = raw.model.qualified_name;
+      const std::size_t cut = qualified.rfind("::(lambda");
+      raw.model.name = cut == std::string::npos ? qualified : qualified.substr(cut + 2);
+      raw.model.range = rangeOf(lambda->getIntroducerRange());
+      raw.model.body = rangeOf(lambda->getSourceRange());
+    } else {
+      raw.model.name = function->getNameAsString();
+      raw.model.range = rangeOf(function->getNameInfo().getSourceRange());
+      raw.model.body = rangeOf(function->getSourceRange());
+    }
     for (const clang::ParmVarDecl* param : function->parameters()) {
       Parameter parameter;
       parameter.name = param->getNameAsString();
@@ -616,6 +757,7 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
     not_capturing_ranges_.clear();
     owned_.clear();
     unit_.functions.push_back(std::move(raw));
+    lowerPendingLambdas();
   }
 
   // ---- locations ---------------------------------------------------------------------------
@@ -1110,7 +1252,410 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
     if (location.isInvalid() || sources_.isInSystemHeader(location)) return false;
     llvm::StringRef file = sources_.getFilename(location);
     if (file.starts_with("/__graphsafe__/")) return false;
-    return !inLibraryNamespace(decl);
+    return !inLibraryNamespace(decl) || inAnalyzedRepository(file.str());
+  }
+
+  // A library's namespace declared in the analyzed file's own repository is that repository's
+  // code (CUTLASS's profiler is `cutlass::profiler`); a copy of the library in another
+  // repository (a submodule, whose directory holds a .git of its own) or outside it is not.
+  bool inAnalyzedRepository(const std::string& file) const {
+    std::filesystem::path directory = std::filesystem::path(file).lexically_normal().parent_path();
+    auto [memo, inserted] = repository_memo_.try_emplace(directory.string(), false);
+    if (!inserted) return memo->second;
+    if (!isUnder(file, tree_)) return false;
+    for (std::filesystem::path dir = directory; dir != tree_ && isUnder(dir.string(), tree_);
+         dir = dir.parent_path()) {
+      std::error_code error;
+      if (std::filesystem::exists(dir / ".git", error)) return false;
+    }
+    memo->second = true;
+    return true;
+  }
+
+  // ---- calls through what holds a function -----------------------------------------------
+
+  Callable callableOf(const clang::FunctionDecl* function) const {
+    return {functionKey(function), functionName(patternOf(function), sources_), ""};
+  }
+
+  // The functions in the class of a type's template arguments: TORCH_FN(f) is a
+  // `CompileTimeFunctionPointer<..., f>`.
+  void templateArgumentFunctions(clang::QualType type, std::vector<Callable>& out) const {
+    const auto* specialization =
+        dyn_cast_or_null<clang::ClassTemplateSpecializationDecl>(type->getAsCXXRecordDecl());
+    if (specialization == nullptr) return;
+    for (const clang::TemplateArgument& argument : specialization->getTemplateArgs().asArray()) {
+      if (argument.getKind() != clang::TemplateArgument::Declaration) continue;
+      const auto* function = dyn_cast<clang::FunctionDecl>(argument.getAsDecl());
+      if (function != nullptr && isUserFunction(function)) out.push_back(callableOf(function));
+    }
+  }
+
+  // The functions of the program an expression that holds a function may hold: `f`, `&f`,
+  // `Class::method`, a lambda, a local holding one, either side of a conditional, a
+  // std::function or a braced list built from them.
+  void callablesOf(const clang::Expr* expr, std::vector<Callable>& out, int depth = 0) const {
+    if (expr == nullptr || depth > kMaxDepth) return;
+    const clang::Expr* e = strip(expr);
+    if (const auto* unary = dyn_cast<clang::UnaryOperator>(e);
+        unary != nullptr && unary->getOpcode() == clang::UO_AddrOf) {
+      callablesOf(unary->getSubExpr(), out, depth + 1);
+    } else if (const auto* lambda = dyn_cast<clang::LambdaExpr>(e)) {
+      if (!isDeviceOnly(lambda->getCallOperator())) {
+        out.push_back(callableOf(lambda->getCallOperator()));
+      }
+    } else if (const auto* ref = dyn_cast<clang::DeclRefExpr>(e)) {
+      if (const auto* function = dyn_cast<clang::FunctionDecl>(ref->getDecl())) {
+        if (isUserFunction(function)) out.push_back(callableOf(function));
+      } else if (const auto* param = dyn_cast<clang::ParmVarDecl>(ref->getDecl());
+                 param != nullptr && param->getDeclContext() == current_decl_ &&
+                 (holdsCallable(param->getType()) || mayHoldCallable(param->getType()))) {
+        // The caller's own callable parameter, handed on: what its callers pass.
+        const std::string caller = functionName(patternOf(current_decl_), sources_);
+        out.push_back({"", parameterHolder(caller, param->getFunctionScopeIndex()),
+                       "parameter `" + param->getNameAsString() + "` of `" + caller + "`"});
+      } else if (const auto* var = dyn_cast<clang::VarDecl>(ref->getDecl())) {
+        auto it = local_callables_.find(var->getCanonicalDecl());
+        if (it != local_callables_.end())
+          out.insert(out.end(), it->second.begin(), it->second.end());
+      }
+    } else if (const auto* lookup = dyn_cast<clang::UnresolvedLookupExpr>(e)) {
+      const clang::FunctionDecl* function = onlyCandidate(lookup);
+      if (function != nullptr && isUserFunction(function)) out.push_back(callableOf(function));
+    } else if (const auto* conditional = dyn_cast<clang::ConditionalOperator>(e)) {
+      callablesOf(conditional->getTrueExpr(), out, depth + 1);
+      callablesOf(conditional->getFalseExpr(), out, depth + 1);
+    } else if (const auto* construct = dyn_cast<clang::CXXConstructExpr>(e)) {
+      for (const clang::Expr* argument : construct->arguments()) {
+        callablesOf(argument, out, depth + 1);
+      }
+      templateArgumentFunctions(construct->getType(), out);
+    } else if (const auto* list = dyn_cast<clang::InitListExpr>(e)) {
+      for (const clang::Expr* init : list->inits()) callablesOf(init, out, depth + 1);
+    }
+  }
+
+  // `holder = value` (or its initialization), where the holder keeps a function: a local
+  // remembers what it holds; a member, a global or a static is named for the program index.
+  void noteCallableStore(const clang::Expr* holder, const clang::VarDecl* declared,
+                         const clang::Expr* value) {
+    std::vector<Callable> stored;
+    callablesOf(value, stored);
+    if (stored.empty()) return;
+    const clang::ValueDecl* target = declared;
+    if (target == nullptr && holder != nullptr) {
+      const clang::Expr* named = strip(holder);
+      if (const clang::Expr* base = indexedBase(named)) named = base;
+      if (const auto* ref = dyn_cast<clang::DeclRefExpr>(named)) target = ref->getDecl();
+      if (const auto* member = dyn_cast<clang::MemberExpr>(named)) target = member->getMemberDecl();
+    }
+    if (target == nullptr) return;
+    const auto* var = dyn_cast<clang::VarDecl>(target);
+    if (var != nullptr && var->hasLocalStorage()) {
+      auto& held = local_callables_[var->getCanonicalDecl()];
+      for (Callable& callable : stored) {
+        const bool known = std::any_of(held.begin(), held.end(),
+                                       [&](const Callable& c) { return c.key == callable.key; });
+        if (!known) held.push_back(std::move(callable));
+      }
+      return;
+    }
+    if (!isa<clang::VarDecl, clang::FieldDecl>(target)) return;
+    for (const Callable& callable : stored) {
+      unit_.cpp_aliases.emplace(qualifiedName(target), callable.name);
+    }
+  }
+
+  // `Coll c = {"name", prepare, run};`: the fields of a braced initialization that keep a
+  // function (also at namespace scope: a table of function pointers).
+  void noteCallableFields(const clang::InitListExpr* list) {
+    const clang::InitListExpr* semantic = list->isSemanticForm() ? list : list->getSemanticForm();
+    if (semantic == nullptr || semantic->getType().isNull()) return;
+    const auto* record = semantic->getType()->getAsRecordDecl();
+    if (record == nullptr || record->isUnion()) return;
+    unsigned i = 0;
+    if (const auto* cxx = dyn_cast<clang::CXXRecordDecl>(record);
+        cxx != nullptr && cxx->hasDefinition()) {
+      i = cxx->getNumBases();
+    }
+    for (const clang::FieldDecl* field : record->fields()) {
+      if (i >= semantic->getNumInits()) break;
+      const clang::Expr* init = semantic->getInit(i++);
+      if (!holdsCallable(field->getType())) continue;
+      std::vector<Callable> stored;
+      callablesOf(init, stored);
+      for (const Callable& callable : stored) {
+        unit_.cpp_aliases.emplace(qualifiedName(field), callable.name);
+      }
+    }
+  }
+
+  // A call as the lowering sees it: where it is, what it calls through, and its arguments (a
+  // CallExpr's, or what Clang kept of a call it could not type: a RecoveryExpr's).
+  struct CallSite {
+    const clang::Expr* at = nullptr;
+    const clang::Expr* callee = nullptr;
+    std::vector<const clang::Expr*> args;
+  };
+
+  static CallSite siteOf(const clang::CallExpr* call) {
+    CallSite site;
+    site.at = call;
+    site.callee = call->getCallee();
+    for (const clang::Expr* argument : call->arguments()) site.args.push_back(argument);
+    return site;
+  }
+
+  // A call the lowering resolved to one function of the unit (a lambda a local holds).
+  void lowerCallOf(const CallSite& call, const Callable& callable, bool functor) {
+    RawItem& item = addItem(ItemRole::kEvent, EventKind::kCall, call.at, callable.name);
+    item.callee_key = callable.key;
+    item.functor = functor;
+    item.event.callee_qualified = callable.name;
+    if (callable.key.empty()) {
+      item.event.flags |= kFlagIndirectCall;
+      item.event.target = callable.what;
+    }
+    setArguments(item, call.args);
+  }
+
+  // A call through something that holds a function: `holder` names it for the program index
+  // (what the program stores into it is what the call reaches; "" when nothing names it), and
+  // `what` describes it for the calls not followed.
+  void lowerIndirectCall(const CallSite& call, std::string holder, std::string what, bool functor) {
+    RawItem& item = addItem(ItemRole::kEvent, EventKind::kCall, call.at,
+                            holder.empty() ? textOf(call.callee) : holder);
+    item.functor = functor;
+    item.event.callee_qualified = std::move(holder);
+    item.event.flags |= kFlagIndirectCall;
+    item.event.target = std::move(what);
+    setArguments(item, call.args);
+  }
+
+  // A call of the value `holder` holds (`fp(x)`, `(*fp)(x)`, `table[i](x)`, `args->run(x)`,
+  // `callback(x)` on a std::function): what the unit knows it holds, or a call the program
+  // index follows by the holder's name. False when `holder` names no such value.
+  bool lowerThroughHolder(const CallSite& call, const clang::Expr* holder, bool functor) {
+    const clang::Expr* named = strip(holder);
+    for (int i = 0; i < kMaxDepth; ++i) {
+      const auto* unary = dyn_cast<clang::UnaryOperator>(named);
+      if (unary == nullptr || unary->getOpcode() != clang::UO_Deref) break;
+      named = strip(unary->getSubExpr());
+    }
+    if (const clang::Expr* base = indexedBase(named)) named = base;
+    if (const auto* ref = dyn_cast<clang::DeclRefExpr>(named)) {
+      const auto* var = dyn_cast<clang::VarDecl>(ref->getDecl());
+      if (var == nullptr) return false;
+      if (const auto* param = dyn_cast<clang::ParmVarDecl>(var)) {
+        if (param->getDeclContext() != current_decl_) return false;
+        const std::string function = functionName(patternOf(current_decl_), sources_);
+        lowerIndirectCall(call, parameterHolder(function, param->getFunctionScopeIndex()),
+                          "parameter `" + param->getNameAsString() + "` of `" + function + "`",
+                          functor);
+        return true;
+      }
+      if (var->hasLocalStorage()) {
+        auto it = local_callables_.find(var->getCanonicalDecl());
+        if (it != local_callables_.end() && !it->second.empty()) {
+          for (const Callable& callable : it->second) lowerCallOf(call, callable, functor);
+        } else {
+          lowerIndirectCall(call, "",
+                            "the local `" + var->getNameAsString() +
+                                "`, whose function is not known where it is called",
+                            functor);
+        }
+        return true;
+      }
+      lowerIndirectCall(call, qualifiedName(var), "`" + qualifiedName(var) + "`", functor);
+      return true;
+    }
+    if (const auto* member = dyn_cast<clang::MemberExpr>(named)) {
+      if (!isa<clang::FieldDecl>(member->getMemberDecl())) return false;
+      const std::string field = qualifiedName(member->getMemberDecl());
+      lowerIndirectCall(call, field, "the member `" + field + "`", functor);
+      return true;
+    }
+    return false;
+  }
+
+  // A call whose callee is not a function Clang names: through a variable, member or parameter
+  // that holds one; else the result of another call (`factory()(x)`).
+  bool lowerCallThroughHolder(const clang::CallExpr* call) {
+    const clang::Expr* callee = call->getCallee();
+    if (callee == nullptr) return false;
+    const clang::Expr* bare = callee->IgnoreParenImpCasts();
+    if (isa<clang::UnresolvedLookupExpr, clang::UnresolvedMemberExpr,
+            clang::CXXDependentScopeMemberExpr, clang::DependentScopeDeclRefExpr,
+            clang::CXXPseudoDestructorExpr>(bare)) {
+      return false;  // a template's call: decided by its instantiations (lowerCall)
+    }
+    if (lowerThroughHolder(siteOf(call), callee, false)) return true;
+    if (isa<clang::CallExpr>(strip(bare))) {
+      lowerIndirectCall(siteOf(call), "", "the function `" + textOf(bare) + "` returns", false);
+      return true;
+    }
+    return false;
+  }
+
+  // `callable(args)` on an object: a lambda or the project's own functor is a call of its
+  // operator(); a std::function (or another library class) calls what it holds. `holder = f`
+  // on a std::function stores f; `graphs[key]` on a map of executable graphs keys a cache.
+  void lowerOperatorCall(const clang::CXXOperatorCallExpr* call) {
+    const clang::OverloadedOperatorKind op = call->getOperator();
+    if (op == clang::OO_Equal && call->getNumArgs() == 2 &&
+        holdsCallable(call->getArg(0)->getType())) {
+      noteCallableStore(call->getArg(0), nullptr, call->getArg(1));
+      return;
+    }
+    if (op == clang::OO_Subscript && call->getNumArgs() == 2 &&
+        isGraphMap(call->getArg(0)->getType())) {
+      noteCacheKey(call->getArg(1));
+      return;
+    }
+    if (op != clang::OO_Call || call->getNumArgs() == 0) return;
+    const clang::FunctionDecl* callee = call->getDirectCallee();
+    if (callee != nullptr && isUserFunction(callee)) {
+      Callee named;
+      named.decl = callee;
+      named.name = callee->getNameAsString();
+      named.qualified = functionName(patternOf(callee), sources_);
+      lowerUserCall(call, named);
+      return;
+    }
+    lowerThroughHolder(siteOf(call), call->getArg(0), true);
+  }
+
+  // A function handed to a library call that calls it here (std::for_each, at::parallel_for,
+  // std::call_once): a call of it at the argument.
+  void noteCallablesRun(const clang::CallExpr* call, const Callee& callee) {
+    // What only hands its argument on (std::forward<Args>(args), std::move(fn)) calls nothing.
+    if (callee.name == "forward" || callee.name == "move" || callee.name == "ref" ||
+        callee.name == "cref" || callee.name == "addressof" || callee.name == "as_const" ||
+        callee.name == "move_if_noexcept") {
+      return;
+    }
+    // A CUDA API call's arguments are data for the GPU (cudaLaunchKernelEx's kernel arguments),
+    // except the host function a stream runs.
+    const std::string_view name = callee.name;
+    const bool cuda_api = name.starts_with("cuda") ||
+                          (name.size() > 2 && name.starts_with("cu") &&
+                           std::isupper(static_cast<unsigned char>(name[2])) != 0);
+    if (cuda_api && name.find("HostFunc") == std::string_view::npos) return;
+    for (const clang::Expr* argument : call->arguments()) {
+      std::vector<Callable> run;
+      callablesOf(argument, run);
+      for (const Callable& callable : run) {
+        RawItem& item = addItem(ItemRole::kEvent, EventKind::kCall, argument, callable.name);
+        item.callee_key = callable.key;
+        item.event.callee_qualified = callable.name;
+        if (callable.key.empty()) {
+          item.event.flags |= kFlagIndirectCall;
+          item.event.target = callable.what;
+        }
+      }
+    }
+  }
+
+  // Functions passed to a function of the project: stored into its parameters, for the calls it
+  // makes through them (FileModel::cpp_aliases).
+  void noteCallableArguments(const clang::CallExpr* call, const Callee& callee) {
+    const clang::FunctionDecl* pattern = patternOf(callee.decl);
+    if (pattern == nullptr) return;
+    const std::string function = functionName(pattern, sources_);
+    const unsigned skip = isa<clang::CXXOperatorCallExpr>(call) ? 1 : 0;
+    for (unsigned i = 0; i + skip < call->getNumArgs(); ++i) {
+      std::vector<Callable> passed;
+      callablesOf(call->getArg(i + skip), passed);
+      for (const Callable& callable : passed) {
+        unit_.cpp_aliases.emplace(parameterHolder(function, i), callable.name);
+      }
+    }
+  }
+
+  // A call in a template that names no function until instantiated (`gemm.run(stream)` on a
+  // `Gemm` parameter): the functions of the project it resolves to in the unit's
+  // instantiations; when it resolves to none, a call not followed.
+  bool lowerThroughInstantiations(const clang::CallExpr* call, const Callee& callee) {
+    if (callee.decl != nullptr || current_decl_ == nullptr ||
+        !current_decl_->isDependentContext()) {
+      return false;
+    }
+    const clang::FunctionDecl* pattern = patternOf(current_decl_);
+    bool followed = false;
+    bool library = false;
+    for (const TemplateInstantiations::Resolved& resolved :
+         instantiations_.calleesOf(pattern, call)) {
+      if (resolved.name != callee.name && resolved.name != "operator()") continue;
+      if (!isUserFunction(resolved.callee)) {
+        library = true;
+        continue;
+      }
+      Callee named;
+      named.decl = resolved.callee;
+      named.name = resolved.name;
+      named.qualified = functionName(patternOf(resolved.callee), sources_);
+      lowerUserCall(call, named);
+      followed = true;
+    }
+    if (followed || library) return true;
+    const std::string text = textOf(call->getCallee());
+    lowerIndirectCall(siteOf(call), "",
+                      "`" + text + "`, which depends on a template parameter: " +
+                          (instantiations_.instantiated(pattern)
+                               ? std::string("no instantiation in this unit resolves it")
+                               : std::string("this unit does not instantiate the template")),
+                      false);
+    return true;
+  }
+
+  // The key of a lookup in a map of executable graphs: a variable it reads keys a graph of its
+  // own (RawFunction::cache_keys).
+  void noteCacheKey(const clang::Expr* key) {
+    for (const VarUse& use : sourcesOf(key)) function_->cache_keys.push_back(use.var);
+  }
+
+  // `static cublasHandle_t handle = [] { cublasHandle_t h; cublasCreate(&h); return h; }();`
+  // (or a helper of the unit that does the same): the variable holds a created handle.
+  void noteHandleFromCall(const clang::VarDecl* var) {
+    if (!isOpaqueHandle(var->getType())) return;
+    const auto* call = dyn_cast_or_null<clang::CallExpr>(strip(var->getInit()));
+    const clang::FunctionDecl* callee = call != nullptr ? call->getDirectCallee() : nullptr;
+    const clang::FunctionDecl* definition = callee != nullptr ? callee->getDefinition() : nullptr;
+    if (definition == nullptr || !definition->hasBody() || !isUserFunction(definition)) return;
+    auto [memo, first] = returns_created_handle_.try_emplace(definition, false);
+    if (first) memo->second = returnsCreatedHandle(definition);
+    if (!memo->second) return;
+    RawItem& item =
+        addItem(ItemRole::kHandleCreate, EventKind::kCall, var->getInit(), calleeOf(call).name);
+    item.key = pointerKey('v', var->getCanonicalDecl());
+  }
+
+  // Does the function return a local it created a library handle into?
+  bool returnsCreatedHandle(const clang::FunctionDecl* definition) const {
+    std::set<const clang::Decl*> created;
+    const clang::Decl* returned = nullptr;
+    llvm::SmallVector<const clang::Stmt*, 32> pending{definition->getBody()};
+    for (std::size_t visited = 0; !pending.empty() && visited < kMaxSignatureNodes; ++visited) {
+      const clang::Stmt* statement = pending.pop_back_val();
+      if (statement == nullptr) continue;
+      for (const clang::Stmt* child : statement->children()) pending.push_back(child);
+      if (const auto* ret = dyn_cast<clang::ReturnStmt>(statement)) {
+        if (const auto* ref = dyn_cast_or_null<clang::DeclRefExpr>(
+                ret->getRetValue() != nullptr ? strip(ret->getRetValue()) : nullptr)) {
+          returned = ref->getDecl()->getCanonicalDecl();
+        }
+        continue;
+      }
+      const auto* inner = dyn_cast<clang::CallExpr>(statement);
+      if (inner == nullptr) continue;
+      const ApiInfo* api = findCudaApi(calleeOf(inner).name);
+      if (api == nullptr || api->role != ApiRole::kHandleCreate) continue;
+      if (const auto* ref =
+              dyn_cast_or_null<clang::DeclRefExpr>(pointee(argument(inner, api->out_arg)))) {
+        created.insert(ref->getDecl()->getCanonicalDecl());
+      }
+    }
+    return returned != nullptr && created.count(returned) != 0;
   }
 
   void lowerUserCall(const clang::CallExpr* call, const Callee& callee) {
@@ -1118,10 +1663,19 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
     item.callee_key = functionKey(callee.decl);
     item.functor = isa<clang::CXXOperatorCallExpr>(call);
     item.event.callee_qualified = callee.qualified;
+    // Defined in a header of this unit: where, for the calls not followed when that header is
+    // not among the analyzed files.
+    if (const clang::FunctionDecl* definition =
+            callee.decl != nullptr ? patternOf(callee.decl)->getDefinition() : nullptr;
+        definition != nullptr && !inMainFile(definition->getLocation())) {
+      const std::string where = whereIs(definition->getLocation());
+      item.event.target = where.substr(0, where.rfind(':'));
+    }
     setArguments(item, call->arguments());
     noteStreamArguments(item, call, callee);
     noteBufferArguments(item, call, callee);
     noteTemporaryStorage(call);
+    noteCallableArguments(call, callee);
   }
 
   // The host buffers a call hands to the callee's pointer parameters: a pinned buffer passed to a
@@ -1336,6 +1890,8 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
       lowerUserCall(call, callee);
       return;
     }
+    if (lowerThroughInstantiations(call, callee)) return;
+    noteCallablesRun(call, callee);
     noteHostCopy(call, callee);
   }
 
@@ -1364,6 +1920,25 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
       case ApiRole::kCaptureQuery:
         addEvent(EventKind::kCaptureQuery, recovery, name);
         break;
+      case ApiRole::kCaptureBegin:
+      case ApiRole::kCaptureEnd: {
+        // An argument Clang could not type (a member of a class it did not parse): the capture
+        // is still a capture, on the stream as written.
+        auto args = recovery->subExpressions().drop_front();
+        const bool begin = api->role == ApiRole::kCaptureBegin;
+        RawItem& item = addItem(begin ? ItemRole::kCaptureBegin : ItemRole::kCaptureEnd,
+                                EventKind::kCall, recovery, name);
+        item.stream = classifyStream(args.empty() ? nullptr : args[0], 0);
+        item.key = "stream:" + streamIdentity(item.stream);
+        if (begin) {
+          item.text = api->mode_arg >= 0 && static_cast<std::size_t>(api->mode_arg) < args.size()
+                          ? captureMode(args[static_cast<std::size_t>(api->mode_arg)], context_)
+                          : std::string("global");
+        } else {
+          item.text = args.size() > 1 ? pathOf(args[1]) : std::string();
+        }
+        break;
+      }
       default:
         break;
     }
@@ -1528,6 +2103,18 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
     clang::QualType type = object->getType();
     if (type->isPointerType()) type = type->getPointeeType();
     const std::string& name = callee.name;
+    if ((name == "def" || name == "impl" || name == "def_static") && isBinding(type)) {
+      noteRegistered(call);
+      return true;
+    }
+    if (isGraphMap(type)) {
+      if ((name == "find" || name == "count" || name == "at" || name == "emplace" ||
+           name == "try_emplace" || name == "contains" || name == "operator[]") &&
+          call->getNumArgs() > 0) {
+        noteCacheKey(call->getArg(0));
+      }
+      return true;
+    }
     if (typeNameContains(type, "CUDAGraph")) {
       if (name == "capture_begin" || name == "capture_end") {
         bool begin = name == "capture_begin";
@@ -1579,11 +2166,39 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
     return false;
   }
 
+  // torch::Library (TORCH_LIBRARY's `m`), pybind11's module_ and class_: what they register
+  // runs when Python calls it.
+  static bool isBinding(clang::QualType type) {
+    const auto* record = type->getAsCXXRecordDecl();
+    if (record == nullptr || record->getIdentifier() == nullptr) return false;
+    llvm::StringRef name = record->getName();
+    return name == "Library" || name == "module_" || name == "module" || name == "class_";
+  }
+
+  // The functions `m.def("op", &launch)`, `m.impl("op", TORCH_FN(launch))`,
+  // `m.impl("op", torch::dispatch(key, &launch))` or `m.def("op", [](...) {...})` registers.
+  void noteRegistered(const clang::CXXMemberCallExpr* call) {
+    llvm::SmallVector<const clang::Stmt*, 16> pending;
+    for (const clang::Expr* argument : call->arguments()) pending.push_back(argument);
+    for (int visited = 0; !pending.empty() && visited < kMaxWalk; ++visited) {
+      const clang::Stmt* statement = pending.pop_back_val();
+      if (statement == nullptr) continue;
+      std::vector<Callable> registered;
+      if (const auto* expr = dyn_cast<clang::Expr>(statement)) callablesOf(expr, registered);
+      for (const Callable& callable : registered) unit_.registered_ops.insert(callable.name);
+      if (isa<clang::LambdaExpr>(statement)) continue;
+      for (const clang::Stmt* child : statement->children()) pending.push_back(child);
+    }
+  }
+
   // ---- writes ------------------------------------------------------------------------------
 
   void noteWrite(const clang::Expr* target, const clang::Expr* value, const clang::Expr* whole,
                  bool plain_assignment) {
     const clang::Expr* lhs = target->IgnoreParenImpCasts();
+    if (plain_assignment && value != nullptr && holdsCallable(target->getType())) {
+      noteCallableStore(target, nullptr, value);
+    }
     bool dependent = value != nullptr && captureDependent(value, 0);
     if (plain_assignment) noteGraphKept(lhs, value, whole);
     if (const auto* ref = dyn_cast<clang::DeclRefExpr>(lhs)) {
@@ -2206,8 +2821,18 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
   const SourceFile& source_;
   const LoweringOptions& options_;
   RawTranslationUnit& unit_;
+  const TemplateInstantiations& instantiations_;
+  const std::filesystem::path tree_;  // the analyzed file's (projectTreeOf)
+  // inAnalyzedRepository's answers, per directory.
+  mutable std::map<std::string, bool> repository_memo_;
 
   RawFunction* function_ = nullptr;
+  // Lambdas met in the function being lowered, lowered as functions of their own after it.
+  std::vector<const clang::LambdaExpr*> pending_lambdas_;
+  // noteHandleFromCall's answers, per function.
+  std::map<const clang::FunctionDecl*, bool> returns_created_handle_;
+  // What a local that holds a function holds (`auto run = [&] {...};`, `fn = &launch;`).
+  std::map<const clang::VarDecl*, std::vector<Callable>> local_callables_;
   const clang::FunctionDecl* current_decl_ = nullptr;
   // workOnParameter's answers, per header function and parameter, for the whole unit.
   mutable std::map<std::pair<const clang::FunctionDecl*, unsigned>, std::string> launcher_memo_;
@@ -2227,7 +2852,8 @@ class Lowering : public clang::RecursiveASTVisitor<Lowering> {
 
 void lowerTranslationUnit(clang::ASTContext& context, const SourceFile& source,
                           const LoweringOptions& options, RawTranslationUnit& unit) {
-  Lowering lowering(context, source, options, unit);
+  TemplateInstantiations instantiations(context);
+  Lowering lowering(context, source, options, unit, instantiations);
   lowering.TraverseDecl(context.getTranslationUnitDecl());
 }
 

@@ -28,9 +28,11 @@ constexpr std::string_view kDeclarations = R"gs(#pragma once
 #define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
 #define __align__(n) __attribute__((aligned(n)))
 #define __grid_constant__
-#define CUDART_VERSION 12040
-#define CUDA_VERSION 12040
-#define __CUDART_API_VERSION 12040
+// The toolkit these declarations stand for (kBuiltinCudaMajor/Minor in cuda_toolkit.h); the
+// compile command defines __CUDACC_VER_MAJOR__ and the others to match.
+#define CUDART_VERSION 12080
+#define CUDA_VERSION 12080
+#define __CUDART_API_VERSION 12080
 
 #if defined(__CUDA__)
 #include <__clang_cuda_builtin_vars.h>

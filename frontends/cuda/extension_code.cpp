@@ -1,7 +1,5 @@
 #include "frontends/cuda/extension_code.h"
 
-#include <cctype>
-
 namespace graphsafe::cuda {
 
 namespace {
@@ -9,16 +7,8 @@ namespace {
 // An `#include` of a header `matches` accepts (given as spelled, after `<` or `"`).
 template <class Matches>
 bool includesHeader(std::string_view text, Matches matches) {
-  for (std::size_t at = text.find("#"); at != std::string_view::npos; at = text.find('#', at + 1)) {
-    std::size_t i = at + 1;
-    while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
-    if (text.substr(i, 7) != "include") continue;
-    i += 7;
-    while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
-    if (i >= text.size() || (text[i] != '<' && text[i] != '"')) continue;
-    if (matches(text.substr(i + 1))) return true;
-  }
-  return false;
+  return forEachInclude(
+      text, [&](std::string_view spelled, bool /*angled*/) { return matches(spelled); });
 }
 
 // `#include <torch/...>`, `#include "ATen/..."`, ...: the directive, then the header's directory.

@@ -1,5 +1,6 @@
 #include "frontends/cuda/nvcc_flag_filter.h"
 
+#include <algorithm>
 #include <array>
 #include <filesystem>
 #include <string_view>
@@ -116,11 +117,76 @@ void pushFlag(std::vector<std::string>& out, std::string_view canonical, std::st
 
 }  // namespace
 
-std::vector<std::string> keepParsingFlags(const std::vector<std::string>& command,
-                                          const std::string& directory) {
-  std::vector<std::string> kept;
+namespace {
+
+// A -D/-U value that would end the predefines' line: Clang writes `-DX=v` as `#define X v` on a
+// line of its own, so a line break in `v` starts a directive of the database's choosing.
+bool injectsDirectives(std::string_view value) {
+  return std::any_of(value.begin(), value.end(), [](char c) {
+    auto byte = static_cast<unsigned char>(c);
+    return (byte < 0x20 && c != '\t') || byte == 0x7f;
+  });
+}
+
+// The architecture spellings of one flag's value: `sm_80`, `compute_90a`,
+// `arch=compute_80,code=[sm_80,compute_80]` (nvcc's -gencode): each `compute_NN` or `sm_NN`
+// named as the virtual architecture (`arch=`), or the whole value when it is one.
+void collectArchs(std::string_view value, std::vector<std::string>& archs) {
+  std::string_view arch = value;
+  if (std::size_t at = value.find("arch="); at != std::string_view::npos) {
+    arch = value.substr(at + 5);
+    arch = arch.substr(0, arch.find_first_of(",]"));
+  }
+  for (std::string_view prefix : {"compute_", "sm_", "lto_"}) {
+    if (!arch.starts_with(prefix)) continue;
+    std::string spelled = "sm_" + std::string(arch.substr(prefix.size()));
+    if (gpuArchNumber(spelled) > 0) archs.push_back(std::move(spelled));
+    return;
+  }
+}
+
+// Flags that name a GPU architecture, joined (`-arch=sm_80`) or as the next argument.
+bool archFlag(const std::vector<std::string>& command, std::size_t& i, std::string_view& value) {
+  std::string_view arg = command[i];
+  for (std::string_view flag : {"-arch", "--gpu-architecture", "-gencode", "--generate-code",
+                                "--cuda-gpu-arch", "--offload-arch"}) {
+    if (!arg.starts_with(flag)) continue;
+    std::string_view rest = arg.substr(flag.size());
+    if (rest.empty()) {
+      if (i + 1 >= command.size()) return false;
+      value = command[++i];
+      return true;
+    }
+    if (rest.front() != '=') continue;
+    value = rest.substr(1);
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+int gpuArchNumber(std::string_view arch) {
+  if (!arch.starts_with("sm_")) return 0;
+  int number = 0;
+  std::size_t digits = 0;
+  for (std::size_t i = 3; i < arch.size() && arch[i] >= '0' && arch[i] <= '9' && digits < 4;
+       ++i, ++digits) {
+    number = number * 10 + (arch[i] - '0');
+  }
+  return digits == 0 ? 0 : number;
+}
+
+ParsingFlags keepParsingFlags(const std::vector<std::string>& command,
+                              const std::string& directory) {
+  ParsingFlags result;
   for (std::size_t i = 1; i < command.size(); ++i) {
     std::size_t at = i;
+    if (std::string_view arch; archFlag(command, i, arch)) {
+      collectArchs(arch, result.gpu_archs);
+      continue;
+    }
+    i = at;
     MatchedFlag matched = matchValueFlag(command, i);
     if (matched.flag == nullptr) {
       if (dropsNextArgument(command[at])) ++i;
@@ -128,10 +194,30 @@ std::vector<std::string> keepParsingFlags(const std::vector<std::string>& comman
     }
     const PathFlag& flag = *matched.flag;
     if (flag.canonical.empty()) continue;
-    pushFlag(kept, flag.canonical,
+    if (injectsDirectives(matched.value)) {
+      const bool macro = flag.canonical == "-D" || flag.canonical == "-U";
+      std::string shown(flag.canonical);
+      if (shown.back() == '=') shown.pop_back();
+      std::string_view name =
+          macro ? matched.value.substr(0, matched.value.find_first_of("=(")) : std::string_view();
+      for (char c : name.substr(0, 64)) {
+        shown.push_back(static_cast<unsigned char>(c) < 0x20 || c == 0x7f ? '?' : c);
+      }
+      result.rejected.push_back(std::move(shown));
+      continue;
+    }
+    pushFlag(result.flags, flag.canonical,
              flag.is_path ? absolute(matched.value, directory) : std::string(matched.value));
   }
-  return kept;
+  std::sort(result.gpu_archs.begin(), result.gpu_archs.end(),
+            [](const std::string& a, const std::string& b) {
+              int x = gpuArchNumber(a);
+              int y = gpuArchNumber(b);
+              return x != y ? x < y : a < b;
+            });
+  result.gpu_archs.erase(std::unique(result.gpu_archs.begin(), result.gpu_archs.end()),
+                         result.gpu_archs.end());
+  return result;
 }
 
 std::vector<std::string> withAbsolutePaths(const std::vector<std::string>& args,

@@ -7,6 +7,7 @@
 // which is ordinary C++ and can be tested without parsing anything.
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -126,6 +127,9 @@ struct RawFunction {
   std::string key;      // identity, for calls within the translation unit
   std::vector<RawItem> items;
   std::vector<RawLoop> loops;
+  // Host variables that key a map of executable graphs (`graphs_[n]`, `cache.find(n)`): each
+  // value has a graph of its own, captured with that value, so none of them is frozen.
+  std::vector<std::uint64_t> cache_keys;
 };
 
 struct RawTranslationUnit {
@@ -135,6 +139,9 @@ struct RawTranslationUnit {
   // Includes torch/ATen/c10 headers or registers operators: launches must use the current
   // stream even with no capture in sight (GS304).
   bool extension_code = false;
+  // FileModel::cpp_aliases and FileModel::registered_ops, as the traversal finds them.
+  std::set<std::pair<std::string, std::string>> cpp_aliases;
+  std::set<std::string> registered_ops;
 };
 
 }  // namespace graphsafe::cuda

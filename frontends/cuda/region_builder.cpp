@@ -74,14 +74,29 @@ bool isDefaultStream(StreamKind kind) {
 
 // A pointer parameter is pinned when a call in this unit passes it a pinned buffer, directly or
 // through the parameters of the functions in between (`run` allocates, `feed(staging)` hands it
-// on, `step(host)` writes it): repeated until nothing new is found.
-void notePinnedParameters(const RawTranslationUnit& unit, std::set<std::string>& pinned) {
+// on, `step(host)` writes it): repeated until nothing new is found. A library handle passed so
+// keeps its facts the same way: created by the caller (cublasCreate), and the streams it was
+// given (cublasSetStream), or none.
+void noteParameterFacts(const RawTranslationUnit& unit, UnitFacts& facts) {
   for (bool grew = true; grew;) {
     grew = false;
     for (const RawFunction& function : unit.functions) {
       for (const RawItem& item : function.items) {
         for (const auto& [param, buffer] : item.buffer_args) {
-          if (pinned.count(buffer) != 0 && pinned.insert(param).second) grew = true;
+          if (facts.pinned.count(buffer) != 0 && facts.pinned.insert(param).second) grew = true;
+          if (facts.created_handles.count(buffer) != 0 &&
+              facts.created_handles.insert(param).second) {
+            grew = true;
+          }
+          auto set = facts.handle_on_default.find(buffer);
+          if (set == facts.handle_on_default.end()) continue;
+          auto [it, inserted] = facts.handle_on_default.emplace(param, set->second);
+          if (inserted) {
+            grew = true;
+          } else if (it->second && !set->second) {
+            it->second = false;
+            grew = true;
+          }
         }
       }
     }
@@ -120,7 +135,7 @@ UnitFacts gatherFacts(const RawTranslationUnit& unit) {
       }
     }
   }
-  notePinnedParameters(unit, facts.pinned);
+  noteParameterFacts(unit, facts);
   return facts;
 }
 
@@ -455,6 +470,7 @@ class FunctionLowering {
       Value& value = item.event.args[i];
       if (value.kind != ValueKind::kUnknown) continue;
       for (const VarUse& use : item.arg_vars[i]) {
+        if (isCacheKey(use.var)) continue;
         if (use.loop >= 0 && static_cast<std::size_t>(use.loop) < raw_.loops.size() &&
             capturedOnceIn(raw_.loops[static_cast<std::size_t>(use.loop)], *span) &&
             !launchedOnlyWhereCaptured(raw_.loops[static_cast<std::size_t>(use.loop)], *span)) {
@@ -491,6 +507,7 @@ class FunctionLowering {
       const Value& passed = call.event.args[i];
       if (passed.kind != ValueKind::kUnknown && !passed.isHostVarying()) continue;
       for (const VarUse& use : call.arg_vars[i]) {
+        if (isCacheKey(use.var)) continue;
         bool loop_variable =
             use.loop >= 0 && static_cast<std::size_t>(use.loop) < raw_.loops.size() &&
             capturedOnceIn(raw_.loops[static_cast<std::size_t>(use.loop)], at) &&
@@ -604,8 +621,14 @@ class FunctionLowering {
   // something that changes between iterations: a loop variable, its own previous value (a
   // variable declared outside the loop body), or another variable that varies so? A value that
   // is the same on every iteration (`float f = 0.5f;` in the body) does not vary.
+  // A variable that keys a map of executable graphs: each of its values has a graph of its own,
+  // captured with it (a per-key cache), so it is the same on every launch of that graph.
+  bool isCacheKey(std::uint64_t var) const {
+    return std::find(raw_.cache_keys.begin(), raw_.cache_keys.end(), var) != raw_.cache_keys.end();
+  }
+
   bool variesPerIteration(std::uint64_t var, const Span& span, int depth) const {
-    if (var == 0 || !span.closed || depth > kMaxSourceDepth) return false;
+    if (var == 0 || !span.closed || depth > kMaxSourceDepth || isCacheKey(var)) return false;
     const auto key = std::make_pair(var, span.index);
     if (auto known = varies_.find(key); known != varies_.end()) return known->second;
     varies_[key] = false;  // while it is being decided: a cycle of assignments adds nothing
@@ -628,6 +651,7 @@ class FunctionLowering {
           continue;
         }
         for (const VarUse& source : assign.sources) {
+          if (isCacheKey(source.var)) continue;
           if (source.var == var) {
             if (!fresh) return true;
             continue;
@@ -649,7 +673,7 @@ class FunctionLowering {
   // Is `var` assigned after the capture ended and before a later graph launch of this function
   // (or in a loop that also launches, and does not capture again on every iteration)?
   bool reassignedAfter(std::uint64_t var, const Span& span) const {
-    if (var == 0 || !span.closed) return false;
+    if (var == 0 || !span.closed || isCacheKey(var)) return false;
     for (const RawItem& assign : raw_.items) {
       if (assign.role != ItemRole::kAssign || assign.var != var) continue;
       std::uint32_t at = offsetOf(assign);
@@ -838,6 +862,8 @@ FileModel buildFileModel(RawTranslationUnit unit, const SourceFilePtr& source,
   model.comments = std::move(unit.comments);
   model.notices = std::move(unit.notices);
   model.extension_code = unit.extension_code;
+  model.cpp_aliases.assign(unit.cpp_aliases.begin(), unit.cpp_aliases.end());
+  model.registered_ops.assign(unit.registered_ops.begin(), unit.registered_ops.end());
 
   UnitFacts facts = gatherFacts(unit);
   model.functions.reserve(unit.functions.size());

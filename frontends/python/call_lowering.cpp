@@ -939,6 +939,7 @@ void FunctionLowering::captureBegin(const Callee& callee, TSNode call, const Arg
   }
   describeCaptureBegin(file_.text, arguments.syntax, region);
   noteLazyCapture(region);
+  noteCaptureGuard(region, call);
   if (!stream_stack_.empty()) region.stream = std::string(stream_stack_.back());
   std::int32_t index = file_.addRegion(std::move(region), currentRegion());
   region_stack_.push_back(index);

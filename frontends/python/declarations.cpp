@@ -342,9 +342,14 @@ FunctionId declareLambda(TSNode lambda, FunctionId parent, CursorPool& pool, con
   auto id = static_cast<FunctionId>(model.functions.size());
   FunctionModel function;
   function.name = "<lambda>";
-  function.qualified_name = parent == 0
-                                ? std::string("<lambda>")
-                                : model.functions[parent].qualified_name + ".<locals>.<lambda>";
+  // A lambda in a lambda in a lambda...: each level's name would hold all the levels above it,
+  // memory quadratic in the depth (a 200 KB file of them took 6 GB). Past a few dozen levels
+  // the name stops growing: nobody names such a function, and messages stay readable.
+  constexpr std::size_t kMaxNestedName = 512;
+  const std::string& outer = model.functions[parent].qualified_name;
+  function.qualified_name = parent == 0                     ? std::string("<lambda>")
+                            : outer.size() > kMaxNestedName ? outer
+                                                            : outer + ".<locals>.<lambda>";
   function.range = text.range(lambda);
   function.body = function.range;
   function.parent = parent;

@@ -265,6 +265,7 @@ void FunctionLowering::bindTarget(TSNode target, const ExprInfo& info, TSNode va
     setBinding(textOf(target), info);
     noteBinding(target, info, value, augmented);
     noteHostWrite(target, ExprInfo{}, info, augmented);
+    noteGlobalWrite(target, info, augmented);
   } else if (symbol == g_.pattern_list || symbol == g_.tuple_pattern || symbol == g_.list_pattern ||
              symbol == g_.expression_list || symbol == g_.tuple || symbol == g_.list) {
     ExprInfo element = elementOf(info);
@@ -278,6 +279,7 @@ void FunctionLowering::bindTarget(TSNode target, const ExprInfo& info, TSNode va
       if (splat) {
         element.ref = file_.refs.container(ContainerKind::kList, {element.ref});
       }
+      element.value.ref = element.ref;  // the value model reads the element, not the whole
       bindTarget(it.node(), element, TSNode{});
     }
   } else if (symbol == g_.list_splat_pattern || symbol == g_.list_splat) {
@@ -307,13 +309,24 @@ void FunctionLowering::bindTarget(TSNode target, const ExprInfo& info, TSNode va
     TSNode base_node = field(target, g_.f_value);
     ExprInfo base = eval(base_node);
     TSNode key{};
+    RefId key_ref = kNoRef;
     for (Children it(file_.pool, target); it.valid(); it.next()) {
       if (it.field() != g_.f_subscript) continue;
-      eval(it.node());
+      // `cache[:, start:end] = kv`: the bounds of a slice written to are shapes too.
+      if (is(it.node(), g_.slice)) {
+        lowerSlice(it.node(), base, base_node, target);
+      } else {
+        const RefId ref = eval(it.node()).ref;
+        if (isNull(key)) key_ref = ref;
+      }
       key = isNull(key) ? it.node() : key;
     }
     const std::int32_t position = literalIndex(target);
-    if (!augmented) noteElementWrite(base_node, base, info.ref, position, literalKeyOf(key));
+    // `x[a:b] = v` writes into x (a tensor's block, a list's items): x gains no element.
+    if (!augmented && !is(key, g_.slice)) {
+      noteElementWrite(base_node, base, info.ref, position, literalKeyOf(key));
+    }
+    noteItemWrite(target, base, info, literalKeyOf(key), key_ref, augmented);
     noteSubscriptStore(target, base, info, value, augmented);
     noteHostWrite(target, base, info, augmented);
   }
@@ -367,8 +380,6 @@ ExprInfo FunctionLowering::attributeRead(const AttributeFacts& facts) const {
     read.mask = facts.info.mask;
     read.leaf = facts.info.leaf;
     read.pinned = facts.info.pinned;
-  } else if (facts.written_after_init && facts.plain_everywhere && !facts.any_tensor) {
-    read.value = hostVarying(ValueOrigin::kAttribute);
   } else if (facts.constant_everywhere) {
     read.value = hostConstant(ValueOrigin::kLiteral);
   }
@@ -391,7 +402,7 @@ namespace {
 
 // A loop variable takes a new value on every iteration, but inside one capture (or one call
 // under it) every iteration is recorded: it varies between replays only when the loop runs
-// around a capture made once (host_value_origins.cpp) or its bound itself varies.
+// around a capture made once (the program model follows the loop) or its bound itself varies.
 Value loopValue(const Value& bound) {
   if (bound.kind == ValueKind::kHostConstant) return hostConstant(ValueOrigin::kLoopVariable);
   if (bound.kind == ValueKind::kHostVarying) return bound;
@@ -540,6 +551,7 @@ void FunctionLowering::lowerBlock(TSNode block) {
       once = true;
       ++host_.once_depth;
       ++host_.lazy_depth;
+      noteOnceBlock(ts_node_end_byte(it.node()), ts_node_end_byte(block));
     }
     narrowAfter(it.node());
   }
@@ -684,6 +696,7 @@ void FunctionLowering::lowerAugmentedAssignment(TSNode node) {
 
 void FunctionLowering::lowerIf(TSNode node) {
   std::size_t before = events_.size();
+  if (mode_ == Mode::kNormal) file_.model.functions[id_].branches.push_back(file_.text.range(node));
   condition(field(node, g_.f_condition));
   markGuard(node, before);
   bool once = runsOnce(node, before);
@@ -710,6 +723,10 @@ void FunctionLowering::lowerIf(TSNode node) {
   const std::size_t none_before = none_paths_.size();
   if (!none_tested.empty() && tests_none) none_paths_.push_back(none_tested);
   lowerConditionalBlock(field(node, g_.f_consequence));
+  if (once) {
+    TSNode body = field(node, g_.f_consequence);
+    if (!isNull(body)) noteOnceBlock(ts_node_start_byte(body), ts_node_end_byte(body));
+  }
   none_paths_.resize(none_before);
   if (!none_tested.empty() && !tests_none) none_paths_.push_back(none_tested);  // the other sides
   endNarrowing(narrowed);
@@ -771,7 +788,12 @@ void FunctionLowering::lowerFor(TSNode node) {
     event.target = file_.text.brief(left);
     event.trips = tripsOf(right, 0);
   }
+  const std::size_t targets_from = events_.size();
   bindLoopTarget(left, right, iterable);
+  // The loop's own targets: bound anew by every iteration.
+  for (std::size_t e = targets_from; e < events_.size(); ++e) {
+    if (events_[e].kind == EventKind::kBind) events_[e].api = "for";
+  }
   noteSubmoduleLoop(left, right);
   lowerConditionalBlock(field(node, g_.f_body));
   TSNode alternative = field(node, g_.f_alternative);
@@ -870,6 +892,7 @@ void FunctionLowering::openWithRegion(TSNode item, const CallArguments& syntax,
   region.pending_ref = pending_ref;
   region.pending_scope = id_;
   noteLazyCapture(region);
+  noteCaptureGuard(region, item);
   if (pending == CaptureRegion::Pending::kNo) describeGraphContext(file_.text, syntax, region);
   std::int32_t index = file_.addRegion(std::move(region), currentRegion());
   region_stack_.push_back(index);
@@ -920,6 +943,8 @@ ExprInfo FunctionLowering::eval(TSNode node) {
   if (!file_.settings.capture_flags.empty() && isCaptureFlag(node)) {
     info.value = hostVarying(ValueOrigin::kCaptureQuery);
   }
+  // Every value an event carries names its expression, for the program model to evaluate.
+  info.value.ref = info.ref;
   return info;
 }
 
@@ -932,8 +957,8 @@ ExprInfo FunctionLowering::quietEval(TSNode node) {
 
 ExprInfo FunctionLowering::dispatch(TSNode node) {
   TSSymbol symbol = ts_node_symbol(node);
-  if (symbol == g_.identifier) return regionRead(node, evalIdentifier(node));
-  if (symbol == g_.attribute) return regionRead(node, evalAttribute(node));
+  if (symbol == g_.identifier) return localRead(node, evalIdentifier(node));
+  if (symbol == g_.attribute) return evalAttribute(node);
   if (symbol == g_.call) return noteCallResult(node, evalCall(node));
   if (symbol == g_.subscript) return evalSubscript(node);
   if (symbol == g_.binary_operator) return evalBinary(node);
@@ -943,9 +968,11 @@ ExprInfo FunctionLowering::dispatch(TSNode node) {
       symbol == g_.false_literal || symbol == g_.none || symbol == g_.ellipsis) {
     ExprInfo info;
     info.value = hostConstant(ValueOrigin::kLiteral);
-    info.ref = symbol == g_.none      ? file_.refs.none()
-               : symbol == g_.integer ? file_.refs.host(literalKeyOf(node))
-                                      : file_.refs.host();
+    info.ref = symbol == g_.none            ? file_.refs.none()
+               : symbol == g_.integer       ? file_.refs.host(literalKeyOf(node))
+               : symbol == g_.true_literal  ? file_.refs.host("True")
+               : symbol == g_.false_literal ? file_.refs.host("False")
+                                            : file_.refs.host();
     return info;
   }
   if (symbol == g_.string) return withStringFacts(node, evalString(node));
@@ -964,6 +991,7 @@ ExprInfo FunctionLowering::dispatch(TSNode node) {
     info.value =
         operand.value.isKnownHost() ? hostResultOf(operand.value) : tensorResultOf(operand.value);
     info.mask = operand.mask;  // ~mask
+    info.ref = file_.refs.operation({operand.ref});
     return info;
   }
   if (symbol == g_.boolean_operator) {
@@ -972,12 +1000,14 @@ ExprInfo FunctionLowering::dispatch(TSNode node) {
     ExprInfo right = eval(field(node, g_.f_right));
     ExprInfo info;
     info.value = joinValues(left.value, right.value);
+    info.ref = file_.refs.join(left.ref, right.ref);
     return info;
   }
   if (symbol == g_.not_operator) {
     ExprInfo operand = condition(field(node, g_.f_argument));
     ExprInfo info;
     info.value = hostResultOf(operand.value);
+    info.ref = file_.refs.operation({operand.ref}, true);
     return info;
   }
   if (symbol == g_.conditional_expression) return evalConditional(node);
@@ -1030,12 +1060,16 @@ ExprInfo FunctionLowering::condition(TSNode node) {
     endNarrowing(narrowed);
     ExprInfo info;
     info.value = joinValues(left.value, right.value);
+    info.ref = file_.refs.operation({left.ref, right.ref}, true);
+    info.value.ref = info.ref;
     return info;
   }
   if (symbol == g_.not_operator) {
     ExprInfo operand = condition(field(node, g_.f_argument));
     ExprInfo info;
     info.value = hostResultOf(operand.value);
+    info.ref = file_.refs.operation({operand.ref}, true);
+    info.value.ref = info.ref;
     return info;
   }
   if (symbol == g_.call && isUnshadowedBuiltin(field(node, g_.f_function), "bool")) {
@@ -1052,6 +1086,8 @@ ExprInfo FunctionLowering::condition(TSNode node) {
       emitBranch(node, argument.value);
       ExprInfo info;
       info.value = hostResultOf(argument.value);
+      info.ref = file_.refs.operation({argument.ref}, true);
+      info.value.ref = info.ref;
       return info;
     }
   }
@@ -1151,10 +1187,13 @@ ExprInfo FunctionLowering::evalSubscript(TSNode node) {
   }
   ExprInfo info;
   {
-    // A slice is a container of some of the elements: which ones is not followed.
+    // A slice is a container of some of the elements (which ones is not followed), or a view of
+    // a tensor: what an operator makes of the base.
     TSNode key = field(node, g_.f_subscript);
     if (!is(key, g_.slice)) {
       info.ref = file_.refs.element(base.ref, literalIndex(node), literalKeyOf(key), index_ref);
+    } else if (base.ref != kNoRef) {
+      info.ref = file_.refs.operation({base.ref});
     }
   }
   if (base.object == ObjectKind::kTensorTuple || base.value.isTensor()) {
@@ -1169,7 +1208,7 @@ ExprInfo FunctionLowering::evalSubscript(TSNode node) {
     emitSync(node, "torch.Tensor.__getitem__", file_.text.brief(node), mask->value, mask_node,
              kFlagDataDependent | kFlagNeedsTensor);
   }
-  return optimizerSetting(node, base_node, std::move(info));
+  return info;
 }
 
 ExprInfo FunctionLowering::evalBinary(TSNode node) {
@@ -1201,12 +1240,19 @@ ExprInfo FunctionLowering::evalBinary(TSNode node) {
     }
   }
   info.value = combineOperands(lhs.value, rhs.value);
+  info.ref = file_.refs.operation({lhs.ref, rhs.ref});
+  info.value.ref = info.ref;
   if (op_text == "&" || op_text == "|" || op_text == "^") {
     info.mask = (lhs.mask || rhs.mask) && mayBeTensor(info.value);
   }
-  // A host scalar meeting a tensor: later rules look for values frozen into the op. Between two
+  // A host scalar meeting a tensor: later rules look for values frozen into the op. A side only
+  // the program model can type (a helper's result) may be the tensor. Between two
   // tensors it is device work all the same, which rules count (GS602's size of a graph).
-  bool tensor_side = mayBeTensor(lhs.value) || mayBeTensor(rhs.value);
+  auto typable = [](const ExprInfo& side) {
+    return mayBeTensor(side.value) ||
+           (!side.value.isKnownHost() && side.object == ObjectKind::kNone && side.ref != kNoRef);
+  };
+  bool tensor_side = typable(lhs) || typable(rhs);
   // x @ w with w a weight: autocast casts w, and may read a cached cast (GS204).
   bool weights = op_text == "@" && (lhs.leaf || rhs.leaf);
   if (!quiet() && (weights || tensor_side)) {
@@ -1245,6 +1291,7 @@ ExprInfo FunctionLowering::evalComparison(TSNode node) {
   bool all_host = true;
   Value combined;
   Value left;
+  std::vector<RefId> operands;
   for (Children it(file_.pool, node, true); it.valid(); it.next()) {
     TSNode child = it.node();
     if (it.field() == g_.f_operators) {
@@ -1255,12 +1302,15 @@ ExprInfo FunctionLowering::evalComparison(TSNode node) {
     }
     if (!ts_node_is_named(child) || is(child, g_.comment)) continue;
     Value value = eval(child).value;
+    operands.push_back(value.ref);
     all_host = all_host && value.isKnownHost();
     if (first) left = value;
     combined = first ? value : combineOperands(combined, value);
     first = false;
   }
   ExprInfo info;
+  // `x is None`, `k in d`: a truth value on the host; `a < b`: what the operands make.
+  info.ref = file_.refs.operation(std::move(operands), structural || membership);
   if (structural) {
     info.value = hostConstant(ValueOrigin::kNone);
   } else if (membership) {

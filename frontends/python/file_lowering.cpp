@@ -121,19 +121,10 @@ bool FileLowering::moduleGlobal(std::string_view name, ExprInfo& out) const {
   auto it = module.find(name);
   if (it == module.end()) return false;
   out = it->second;
-  auto count = index.module_bindings.find(name);
-  // Bound more than once by module-level code: at import (`try: import te; HAVE_TE = True
-  // except ImportError: HAVE_TE = False`), which is over before any function runs, unless the
-  // module's own code captures (a script that rebinds it between replays). Functions writing it
-  // through `global` change it whenever they run.
-  bool module_captures = std::any_of(model.regions.begin(), model.regions.end(),
-                                     [](const CaptureRegion& region) { return region.function == 0; });
-  bool rebound = (count != index.module_bindings.end() && count->second > 1 && module_captures) ||
-                 index.globals_written.contains(name);
+  // Whether it changes between replays (a function rebinding it through `global`, module code
+  // rebinding it while the module replays a graph) is the program model's answer.
   if (out.value.kind == ValueKind::kHostVarying) {
     out.value.origin = ValueOrigin::kGlobal;
-  } else if (rebound) {
-    if (out.value.isKnownHost()) out.value = hostVarying(ValueOrigin::kGlobal);
   } else if (out.value.kind == ValueKind::kHostConstant) {
     out.value.origin = ValueOrigin::kModuleConstant;
   }

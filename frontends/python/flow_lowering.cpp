@@ -246,6 +246,14 @@ void FunctionLowering::noteBinding(TSNode target, const ExprInfo& info, TSNode v
       for (Children it(file_.pool, shown); it.valid(); it.next()) {
         emitStore("__iadd__", path, it.node(), quietEval(it.node()));
       }
+    } else if (info.value.isKnownHost() && info.object == ObjectKind::kNone) {
+      // `step += 1` on a host number: the name is bound to a new value.
+      Event& event = emit(EventKind::kBind, target);
+      event.range = range;
+      event.api = "+=";
+      event.text = std::move(shown_text);
+      event.target = std::move(path);
+      event.subject = described(info.value, target);
     } else if (info.value.isTensor() ||
                (!info.value.isKnownHost() && info.object == ObjectKind::kNone)) {
       // Also a value that may be a tensor (`z *= -1` on a parameter's sum): device work that a

@@ -153,7 +153,7 @@ class FunctionLowering {
   bool isKernelLaunch(TSNode callee) const;
   ExprInfo launchKernel(TSNode call, const Arguments& arguments);
   bool isMemoized() const;
-  void markGuard(TSNode if_statement, std::size_t first_event);  // host_value_origins.cpp
+  void markGuard(TSNode if_statement, std::size_t first_event);  // region_reads.cpp
   // ---- blocks that run once by design (once_blocks.cpp) ----
   // `if obj.flag: return` in `block`, which later sets `obj.flag`: the rest of the block runs
   // once, on the first call (a warm-up's), and returns at once under a later capture.
@@ -164,6 +164,11 @@ class FunctionLowering {
   // A capture opened under a lazy-initialization guard: made on the first call, replayed by
   // the later ones (CaptureRegion::lazy).
   void noteLazyCapture(CaptureRegion& region) const;
+  // The innermost conditional around the capture at `site`, inside the loops around it
+  // (CaptureRegion::guard).
+  void noteCaptureGuard(CaptureRegion& region, TSNode site) const;
+  // A block that runs once by design (FunctionModel::once_blocks), from byte `begin` to `end`.
+  void noteOnceBlock(std::uint32_t begin, std::uint32_t end);
   // The enclosing function (not the module) whose local the root name of `target` is, or
   // kNoFunction: what a closure's side effect changes.
   FunctionId enclosingOwner(TSNode target) const;
@@ -297,17 +302,18 @@ class FunctionLowering {
   bool countsStepsOnHost(std::string_view qualified, TSNode call);
   std::string sourcePath(TSNode node) const;
 
-  // ---- host values read under capture (host_value_origins.cpp) ----
+  // ---- reads under capture of the function's own names (region_reads.cpp) ----
   void openRegionExtent(std::int32_t region, TSNode site);
   const BindingSites& bindingSites() const;  // built on first use
-  bool capturedOnceIn(TSNode loop, TSNode site) const;
-  ExprInfo regionRead(TSNode node, ExprInfo info);
+  // A local or parameter read inside a capture region: its reference names the local, so that
+  // the program model can follow the name's bindings between the capture and a replay.
+  ExprInfo localRead(TSNode node, ExprInfo info);
   void bindLocalAttribute(TSNode target, const ExprInfo& info);
   bool localAttribute(TSNode node, ExprInfo& out) const;
   void noteHostBinding(std::string_view name);
-  ExprInfo optimizerSetting(TSNode subscript, TSNode base, ExprInfo info) const;
 
   // ---- shapes (shape_lowering.cpp) ----
+  bool mayVary(const Value& value) const;
   void emitShapeUse(TSNode node, const Value& value, std::string_view api, TSNode call,
                     const ExprInfo* receiver, TSNode receiver_node);
   void emitShapeArgument(TSNode node, const ExprInfo& info, std::string_view api, TSNode call,
@@ -394,6 +400,12 @@ class FunctionLowering {
   void lowerDecorators(TSNode decorated, RefId decorated_ref, std::vector<RefId>& decorators);
   void lowerClassBody(std::int32_t class_index, TSNode body, int depth);
   void noteAttributeWrite(TSNode target, RefId object, const ExprInfo& value, bool augmented);
+  // `X = v` under `global X`: an attribute write on the module (FileModel::attribute_writes).
+  void noteGlobalWrite(TSNode target, const ExprInfo& value, bool augmented);
+  bool isGlobalDeclared(std::string_view name) const;
+  // `base[key] = v`, `base[key] += v` (FileModel::element_writes).
+  void noteItemWrite(TSNode target, const ExprInfo& base, const ExprInfo& value,
+                     std::string_view key, RefId key_ref, bool augmented);
   // `base[key] = value`, `base.append(value)`: the container may now hold `value`.
   void noteElementWrite(TSNode base_node, const ExprInfo& base, RefId value, std::int32_t position,
                         std::string_view key);

@@ -39,6 +39,7 @@ struct FunctionHostFacts {
   std::vector<StreamFact> forked;    // side streams made to wait on the capture stream
   std::vector<StreamFact> recorded;  // events recorded on a known stream
   std::unordered_set<std::string_view> outer_names;  // `global` / `nonlocal` declarations
+  std::unordered_set<std::string_view> global_names;  // `global` declarations only
   // Nesting of blocks that run once by design (once_blocks.cpp).
   int once_depth = 0;
   // Of those, the lazy-initialization guards (not capture-only blocks), and the names each one

@@ -173,6 +173,31 @@ void FunctionLowering::noteCacheKeys(TSNode condition, std::vector<std::string>&
   }
 }
 
+void FunctionLowering::noteCaptureGuard(CaptureRegion& region, TSNode site) const {
+  // The walk from the capture up to its function stops at the first loop: a conditional
+  // outside the loops around the capture does not make any one of them capture only once.
+  constexpr int kMaxParents = 512;
+  TSNode node = isNull(site) ? site : ts_node_parent(site);
+  for (int step = 0; step < kMaxParents && !isNull(node); ++step) {
+    const TSSymbol symbol = ts_node_symbol(node);
+    if (symbol == g_.for_statement || symbol == g_.while_statement ||
+        symbol == g_.function_definition || symbol == g_.class_definition) {
+      return;
+    }
+    if (symbol == g_.if_statement || symbol == g_.elif_clause || symbol == g_.else_clause ||
+        symbol == g_.except_clause || symbol == g_.case_clause) {
+      region.guard = file_.text.range(node);
+      return;
+    }
+    node = ts_node_parent(node);
+  }
+}
+
+void FunctionLowering::noteOnceBlock(std::uint32_t begin, std::uint32_t end) {
+  if (mode_ != Mode::kNormal || end <= begin) return;
+  file_.model.functions[id_].once_blocks.push_back(file_.text.range(begin, end));
+}
+
 void FunctionLowering::noteLazyCapture(CaptureRegion& region) const {
   if (host_.lazy_depth == 0) return;
   region.lazy = true;

@@ -296,6 +296,9 @@ class PythonFrontend final : public Frontend {
         fail(model, source, line, what + "; the file could not be analyzed");
         return;
       }
+      // The rest of the file is analyzed from the tree tree-sitter recovered: the notice does
+      // not make the run incomplete (tree-sitter-python rejects some valid code, such as
+      // `return *a, *(None,) * n`, and a linter reports real syntax errors anyway).
       model.notices.push_back(
           {source.path(), line, what + "; results for this file may be incomplete"});
     }
@@ -314,7 +317,8 @@ class PythonFrontend final : public Frontend {
            "code nested deeper than the analysis follows (" +
                std::to_string(python::kMaxNestingDepth) +
                " levels of statements and expressions) was not analyzed; findings in it are "
-               "missed"});
+               "missed",
+           /*incomplete=*/true});
     }
   }
 };

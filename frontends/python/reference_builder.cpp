@@ -162,4 +162,37 @@ RefId ReferenceBuilder::none() {
   return once(Reference::Kind::kNone, kNoFunction, -1);
 }
 
+RefId ReferenceBuilder::operation(std::vector<RefId> operands, bool host_truth) {
+  // An operand lowering could not name stays an unknown operand: the result is then a tensor
+  // only when another operand is one, never a host value.
+  Reference reference;
+  reference.kind = Reference::Kind::kOperation;
+  reference.index = host_truth ? 1 : 0;
+  reference.operands = std::move(operands);
+  return add(std::move(reference));
+}
+
+RefId ReferenceBuilder::narrowed(RefId value) {
+  if (value == kNoRef) return kNoRef;
+  Reference reference;
+  reference.kind = Reference::Kind::kNarrowed;
+  reference.operands.push_back(value);
+  return add(std::move(reference));
+}
+
+RefId ReferenceBuilder::local(FunctionId function, std::string_view name, RefId value) {
+  if (name.empty()) return value;
+  auto key = std::make_tuple(function, std::string(name), value);
+  auto it = locals_.find(key);
+  if (it != locals_.end()) return it->second;
+  Reference reference;
+  reference.kind = Reference::Kind::kLocal;
+  reference.function = function;
+  reference.name = std::string(name);
+  reference.operands.push_back(value);
+  RefId id = add(std::move(reference));
+  if (id != kNoRef) locals_.emplace(std::move(key), id);
+  return id;
+}
+
 }  // namespace graphsafe::python

@@ -41,6 +41,13 @@ class ReferenceBuilder {
   // A host value; `literal` is its typed key ("i:3", "s:cuda") when it is a literal.
   RefId host(std::string_view literal = {});
   RefId none();
+  // What an operator computes from `operands`; `host_truth`: a truth value on the host (`not`,
+  // `is`, `in`) whatever the operands are.
+  RefId operation(std::vector<RefId> operands, bool host_truth = false);
+  // `value` where a test proves it is no tensor.
+  RefId narrowed(RefId value);
+  // The local `name` of `function` holding `value`, read inside a capture region.
+  RefId local(FunctionId function, std::string_view name, RefId value);
 
   const Reference& at(RefId id) const { return references_[id]; }
 
@@ -54,6 +61,7 @@ class ReferenceBuilder {
   std::map<std::string, RefId, std::less<>> literals_;
   std::map<std::tuple<int, std::uint32_t, std::int32_t>, RefId> simple_;
   std::map<std::pair<RefId, std::string>, RefId, std::less<>> attributes_;
+  std::map<std::tuple<FunctionId, std::string, RefId>, RefId, std::less<>> locals_;
 };
 
 }  // namespace graphsafe::python

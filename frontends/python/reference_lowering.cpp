@@ -279,7 +279,8 @@ void FunctionLowering::lowerClassBody(std::int32_t class_index, TSNode body, int
 
 void FunctionLowering::noteAttributeWrite(TSNode target, RefId object, const ExprInfo& value,
                                           bool augmented) {
-  if (mode_ != Mode::kNormal || object == kNoRef || value.ref == kNoRef) return;
+  // An augmented write changes the value whatever it adds (`self.step += 1`).
+  if (mode_ != Mode::kNormal || object == kNoRef || (value.ref == kNoRef && !augmented)) return;
   AttributeWrite write;
   write.object = object;
   write.name = std::string(textOf(field(target, g_.f_attribute)));
@@ -288,6 +289,34 @@ void FunctionLowering::noteAttributeWrite(TSNode target, RefId object, const Exp
   write.range = file_.text.range(target);
   write.augmented = augmented;
   file_.model.attribute_writes.push_back(std::move(write));
+}
+
+void FunctionLowering::noteGlobalWrite(TSNode target, const ExprInfo& value, bool augmented) {
+  // `global X` then `X = v` in a function: the module's attribute X is written.
+  if (mode_ != Mode::kNormal || id_ == 0 || !host_.outer_names.contains(textOf(target))) return;
+  if (file_.model.module_name.empty() || !isGlobalDeclared(textOf(target))) return;
+  AttributeWrite write;
+  write.object = file_.refs.global(file_.model.module_name);
+  write.name = std::string(textOf(target));
+  write.value = value.ref;
+  write.function = id_;
+  write.range = file_.text.range(target);
+  write.augmented = augmented || value.ref == kNoRef;
+  if (write.object != kNoRef) file_.model.attribute_writes.push_back(std::move(write));
+}
+
+void FunctionLowering::noteItemWrite(TSNode target, const ExprInfo& base, const ExprInfo& value,
+                                     std::string_view key, RefId key_ref, bool augmented) {
+  if (mode_ != Mode::kNormal || base.ref == kNoRef) return;
+  ElementWrite write;
+  write.container = base.ref;
+  write.key = std::string(key);
+  write.key_ref = key_ref;
+  write.value = value.ref;
+  write.function = id_;
+  write.range = file_.text.range(target);
+  write.augmented = augmented;
+  file_.model.element_writes.push_back(std::move(write));
 }
 
 void FunctionLowering::noteElementWrite(TSNode base_node, const ExprInfo& base, RefId value,

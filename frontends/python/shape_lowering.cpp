@@ -10,13 +10,16 @@ namespace graphsafe::python {
 
 namespace {
 
-// A value worth recording: varying, or derived from parameters (decided per call path).
-bool mayVary(const Value& value) {
-  return value.kind == ValueKind::kHostVarying ||
-         (value.kind == ValueKind::kUnknown && value.param_deps != 0);
-}
-
 }  // namespace
+
+// A value worth recording: varying, or derived from parameters (decided per call path). With
+// the program model deciding values, anything but a literal or a tensor: whether it varies is
+// the model's answer, not this file's.
+bool FunctionLowering::mayVary(const Value& value) const {
+  if (value.isTensor() || value.ref == kNoRef) return false;
+  const Reference::Kind kind = file_.refs.at(value.ref).kind;
+  return kind != Reference::Kind::kHost && kind != Reference::Kind::kNone;
+}
 
 void FunctionLowering::emitShapeUse(TSNode node, const Value& value, std::string_view api,
                                     TSNode call, const ExprInfo* receiver, TSNode receiver_node) {
@@ -69,7 +72,11 @@ void FunctionLowering::emitShapeUses(const ShapeArguments& shape, std::string_vi
 
 ExprInfo FunctionLowering::lowerSlice(TSNode slice, const ExprInfo& base, TSNode base_node,
                                       TSNode subscript) {
-  bool tensorish = mayBeTensor(base.value);
+  // A base only the program model can type (a helper's result, a parameter it binds) is sliced
+  // as a tensor where the model says it is one (GS105 asks).
+  bool tensorish =
+      mayBeTensor(base.value) ||
+      (!base.value.isKnownHost() && base.object == ObjectKind::kNone && base.ref != kNoRef);
   for (Children it(file_.pool, slice); it.valid(); it.next()) {
     ExprInfo bound = eval(it.node());
     // x[:, :lens[i]]: a slice bound is an integer, so a tensor there is read back (`__index__`).
@@ -87,7 +94,9 @@ ExprInfo FunctionLowering::lowerSlice(TSNode slice, const ExprInfo& base, TSNode
 void FunctionLowering::emitIndexUse(TSNode index, const ExprInfo& info, const ExprInfo& base,
                                     TSNode base_node, TSNode subscript) {
   // x[step]: the offset of the view is computed on the host, once.
-  if (quiet() || info.mask || !mayBeTensor(base.value) || !mayVary(info.value)) return;
+  if (quiet() || info.mask || !mayBeTensor(base.value) || !mayVary(info.value)) {
+    return;
+  }
   if (is(unparenthesize(file_.pool, index), g_.slice)) return;
   Event& event = emit(EventKind::kTensorOp, subscript);
   event.api = "torch.Tensor.__getitem__";

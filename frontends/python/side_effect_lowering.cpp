@@ -118,9 +118,16 @@ FunctionId FunctionLowering::enclosingOwner(TSNode target) const {
 }
 
 void FunctionLowering::noteGlobalDeclaration(TSNode statement) {
+  const bool global = is(statement, g_.global_statement);
   for (Children it(file_.pool, statement); it.valid(); it.next()) {
-    if (is(it.node(), g_.identifier)) host_.outer_names.insert(textOf(it.node()));
+    if (!is(it.node(), g_.identifier)) continue;
+    host_.outer_names.insert(textOf(it.node()));
+    if (global) host_.global_names.insert(textOf(it.node()));
   }
+}
+
+bool FunctionLowering::isGlobalDeclared(std::string_view name) const {
+  return host_.global_names.contains(name);
 }
 
 void FunctionLowering::noteHostWrite(TSNode target, const ExprInfo& base, const ExprInfo& info,

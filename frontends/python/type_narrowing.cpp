@@ -156,6 +156,7 @@ void FunctionLowering::narrowedRead(std::string_view name, ExprInfo& info) const
         value.isTensor() || (value.kind == ValueKind::kUnknown && value.param_deps != 0);
     if (!may_be_tensor) continue;
     info.value = unknownValue();
+    info.ref = file_.refs.narrowed(info.ref);
     info.mask = false;
     info.pageable = false;
     info.pinned = false;

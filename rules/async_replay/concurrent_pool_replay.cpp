@@ -9,9 +9,9 @@
 // synchronization, no call of a function that may synchronize. The second replay is reported.
 #include <string>
 
-#include "analyzer/engine/capture_flow.h"
 #include "analyzer/engine/check.h"
 #include "analyzer/engine/pool_sharing.h"
+#include "analyzer/program/capture_flow.h"
 
 namespace graphsafe {
 

@@ -20,8 +20,8 @@
 #include <set>
 #include <string>
 
-#include "analyzer/engine/capture_flow.h"
 #include "analyzer/engine/check.h"
+#include "analyzer/program/capture_flow.h"
 
 namespace graphsafe {
 

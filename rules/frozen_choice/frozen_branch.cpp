@@ -1,10 +1,12 @@
 // GS102 frozen-branch: under capture, a Python branch or loop decided by a host value that
 // changes between replays. Python runs once, at capture; the graph holds only the work of the
 // branch taken then, or the loop's capture-time number of iterations. Branches on tensors are
-// GS101's, on a capture query GS104's, and asserts and raise-only guards are checks rather than
-// choices of work.
+// GS101's, on a capture query GS104's, on an optional argument of a lazy capture that the program
+// passes both ways GS109's, and asserts and raise-only guards are checks rather than choices of
+// work.
 #include "analyzer/engine/check.h"
 #include "rules/frozen_choice/run_once_path.h"
+#include "rules/frozen_choice/specialized_argument.h"
 #include "rules/frozen_choice/varying_value.h"
 
 namespace graphsafe {
@@ -44,21 +46,26 @@ class FrozenBranchCheck final : public Check {
     Value value = context.resolve(event.subject);
     if (!variesBetweenReplays(context, value) || reachedThroughRunOnce(context)) return;
     if (asksAboutCapture(context.function->events, event)) return;
+    // A lazy capture's optional argument that the program passes both ways: GS109 reports it,
+    // at the calls whose value the replays ignore.
+    if (event.kind == EventKind::kBranch && specializedArgument(context, event)) return;
     const std::string what = "`" + event.subject.text + "`";
     if (event.kind == EventKind::kLoop) {
       sink.report(context, event.range,
                   "the loop over " + what +
                       " runs its capture-time number of iterations on every replay, but " +
-                      whyItVaries(value) +
+                      whyItVaries(context, value) +
                       ": the graph holds only the iterations recorded "
-                      "at capture");
+                      "at capture",
+                  std::nullopt, std::nullopt, whereItVaries(context, value));
       return;
     }
     sink.report(context, event.range,
                 "the branch on " + what + " is decided once, at capture, but " +
-                    whyItVaries(value) +
+                    whyItVaries(context, value) +
                     ": every replay repeats the side taken at capture, whatever the value is "
-                    "then");
+                    "then",
+                std::nullopt, std::nullopt, whereItVaries(context, value));
   }
 };
 

@@ -70,7 +70,9 @@ class FrozenScalarCheck final : public Check {
                                                      : "the host value `" + argument.text + "`";
       sink.report(context, event.range,
                   name + " is copied into the captured `" + op + "` as a constant, but " +
-                      whyItVaries(value) + ": every replay computes with its capture-time value");
+                      whyItVaries(context, value) +
+                      ": every replay computes with its capture-time value",
+                  std::nullopt, std::nullopt, whereItVaries(context, value));
       return true;
     };
     for (const Value& argument : event.args) {

@@ -25,9 +25,10 @@ class FrozenShapeCheck final : public Check {
         event.subject.text.empty() ? std::string("a host value") : "`" + event.subject.text + "`";
     sink.report(context, event.range,
                 what + " sets a shape in `" + event.text + "` at capture, but " +
-                    whyItVaries(value) +
+                    whyItVaries(context, value) +
                     ": the graph's launch sizes and buffers are fixed, so every replay processes "
-                    "the capture-time size");
+                    "the capture-time size",
+                std::nullopt, std::nullopt, whereItVaries(context, value));
   }
 };
 

@@ -32,6 +32,16 @@ bool synchronizesInside(const RegionContext& context, const Event& call) {
   return false;
 }
 
+// Is the value a literal of the source (`True`, `0`, `"ready"`, `None`)?
+bool isLiteral(const FileModel& file, const Value& value) {
+  if (value.ref < file.references.size()) {
+    const Reference::Kind kind = file.references[value.ref].kind;
+    return kind == Reference::Kind::kHost || kind == Reference::Kind::kNone;
+  }
+  return value.kind == ValueKind::kHostConstant && value.param_deps == 0 &&
+         value.origin == ValueOrigin::kLiteral;
+}
+
 class HostSideEffectCheck final : public Check {
  public:
   std::string_view id() const override { return "GS106"; }
@@ -56,9 +66,8 @@ class HostSideEffectCheck final : public Check {
     // between replays would tell, and that is not known. An update (`+=`), a value computed
     // from the state (`s[0] = s[0] + 1`) and a varying value are reported.
     const Value subject = context.resolve(event.subject);
-    if (!onCapturingObject(context) && event.subject.kind == ValueKind::kHostConstant &&
-        event.subject.param_deps == 0 && event.subject.origin == ValueOrigin::kLiteral &&
-        event.api == "attribute assignment") {
+    if (!onCapturingObject(context) && event.api == "attribute assignment" &&
+        isLiteral(*context.file, event.subject)) {
       return;
     }
     if (output) {

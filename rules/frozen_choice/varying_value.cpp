@@ -1,5 +1,7 @@
 #include "rules/frozen_choice/varying_value.h"
 
+#include "analyzer/program/program_model.h"
+
 namespace graphsafe {
 
 bool isFrozenHostValue(const Value& value) {
@@ -20,10 +22,23 @@ bool onCapturingObject(const RegionContext& context) {
 
 bool variesBetweenReplays(const RegionContext& context, const Value& value) {
   if (!isFrozenHostValue(value)) return false;
+  // The program model found the write: on whatever object it is.
+  if (value.variation != 0) return true;
   return value.origin != ValueOrigin::kAttribute || onCapturingObject(context);
 }
 
-std::string whyItVaries(const Value& value) {
+std::vector<RelatedLocation> whereItVaries(const RegionContext& context, const Value& value) {
+  if (value.variation == 0 || context.program == nullptr) return {};
+  Variation variation = context.program->variationAt(value.variation);
+  if (!variation.file) return {};
+  return {{variation.file, variation.at, variation.note}};
+}
+
+std::string whyItVaries(const RegionContext& context, const Value& value) {
+  if (value.variation != 0 && context.program != nullptr) {
+    std::string reason = context.program->variationAt(value.variation).reason;
+    if (!reason.empty()) return reason;
+  }
   switch (value.origin) {
     case ValueOrigin::kParameter:
       return "it is a parameter, and a caller on the path passes a value that changes";

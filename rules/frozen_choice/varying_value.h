@@ -4,6 +4,7 @@
 // why such a value changes between replays, in words for the message.
 
 #include <string>
+#include <vector>
 
 #include "analyzer/engine/check.h"
 #include "analyzer/model/value.h"
@@ -26,7 +27,12 @@ bool variesBetweenReplays(const RegionContext& context, const Value& value);
 // region (its `self` is the capturing object)?
 bool onCapturingObject(const RegionContext& context);
 
-// "it is the variable of a loop around the capture, ...": why `value` varies.
-std::string whyItVaries(const Value& value);
+// "it is the variable of a loop around the capture, ...": why `value` (resolved in `context`)
+// varies.
+std::string whyItVaries(const RegionContext& context, const Value& value);
+
+// Where the program model saw the value change (a write between replays), as a finding's note;
+// empty when no one place does.
+std::vector<RelatedLocation> whereItVaries(const RegionContext& context, const Value& value);
 
 }  // namespace graphsafe

@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/engine/capture_flow.h"
 #include "analyzer/engine/check.h"
-#include "analyzer/program/program_model.h"
 #include "analyzer/engine/region_walker.h"
+#include "analyzer/program/capture_flow.h"
+#include "analyzer/program/program_model.h"
 
 namespace graphsafe {
 

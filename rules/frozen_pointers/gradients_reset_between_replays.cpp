@@ -9,8 +9,9 @@
 #include <string>
 #include <string_view>
 
-#include "analyzer/engine/capture_flow.h"
 #include "analyzer/engine/check.h"
+#include "analyzer/program/capture_flow.h"
+#include "analyzer/program/program_model.h"
 
 namespace graphsafe {
 
@@ -42,10 +43,10 @@ class GradientsResetBetweenReplaysCheck final : public Check {
  public:
   std::string_view id() const override { return "GS207"; }
 
-  void checkFile(const FileModel& file, const ProgramModel& /*program*/,
+  void checkFile(const FileModel& file, const ProgramModel& program,
                  DiagnosticSink& sink) const override {
     if (file.regions.empty() || file.language != Language::kPython) return;
-    CaptureFlow flow(file);
+    const CaptureFlow& flow = program.captureFlow(file);
     for (std::size_t r = 0; r < file.regions.size(); ++r) {
       const CaptureRegion& region = file.regions[r];
       if (region.whole_function || region.dynamo_traced || flow.replays(r).empty()) continue;
@@ -65,6 +66,7 @@ class GradientsResetBetweenReplaysCheck final : public Check {
           report(file, region, reset, *replay->event, *reader, sink);
         }
       }
+      checkCycle(file, r, program, sink);
     }
   }
 
@@ -101,6 +103,84 @@ class GradientsResetBetweenReplaysCheck final : public Check {
       paths.remove_prefix(space + 1);
     }
     return false;
+  }
+
+  // Across functions and files: a release on the region's replay cycle (a training loop that
+  // calls the graph's wrapper, a step method that replays), with an eager reader of the
+  // gradients on the cycle too.
+  static void checkCycle(const FileModel& file, std::size_t r, const ProgramModel& program,
+                         DiagnosticSink& sink) {
+    const program::ReplayCycle& cycle = program.replayCycle(file, r);
+    if (cycle.empty()) return;
+    const Event* reader = nullptr;
+    const FileModel* reader_file = nullptr;
+    for (const program::CycleSpan& span : cycle.spans()) {
+      if (span.self_only || reader != nullptr) continue;
+      FunctionRef function = program.function(span.function);
+      if (!function) continue;
+      for (const Event& event : function.function->events) {
+        if (event.region >= 0 || !CaptureFlow::contains(span.span, event.range.begin)) continue;
+        if (isGradientReader(*function.file, event)) {
+          reader = &event;
+          reader_file = function.file;
+          break;
+        }
+      }
+    }
+    if (reader == nullptr) return;
+    for (const FileModel& other : program.files()) {
+      if (other.language != Language::kPython) continue;
+      for (const FunctionModel& function : other.functions) {
+        for (const Event& reset : function.events) {
+          if (reset.kind != EventKind::kGradReset || reset.region >= 0) continue;
+          const program::CycleSpan* span =
+              cycle.at(program.functionId(other, function), reset.range.begin, false);
+          if (span == nullptr || span->self_only) continue;
+          if (&other == &file && handleIsNone(program.captureFlow(file), r, reset)) continue;
+          reportOnCycle(file, file.regions[r], other, reset, program, *span, *reader_file, *reader,
+                        sink);
+        }
+      }
+    }
+  }
+
+  static bool isGradientReader(const FileModel& file, const Event& event) {
+    return event.api == "torch.optim.Optimizer.step" || event.api == "torch.amp.GradScaler.step" ||
+           startsWith(event.api, "torch.nn.utils.clip_grad") ||
+           (event.kind == EventKind::kCall && event.callee == kNoFunction &&
+            event.callee_qualified.empty() && callsStep(file, event));
+  }
+
+  static void reportOnCycle(const FileModel& file, const CaptureRegion& region,
+                            const FileModel& reset_file, const Event& reset,
+                            const ProgramModel& program, const program::CycleSpan& span,
+                            const FileModel& reader_file, const Event& reader,
+                            DiagnosticSink& sink) {
+    const bool assignment = reset.text.find("zero_grad") == std::string::npos;
+    const std::string captured = reset_file.source == file.source
+                                     ? "line " + lineOf(region.site)
+                                     : file.source->path() + ":" + lineOf(region.site);
+    std::string message = "`" + reset.text + "`" +
+                          (assignment ? " drops the gradient buffer"
+                                      : " releases the gradients (set_to_none defaults to True)") +
+                          " between replays of the CUDA graph captured at " + captured +
+                          ", whose backward writes the buffers the parameters held at capture: "
+                          "each replay writes memory no parameter points at any more, and `" +
+                          reader.text +
+                          "` sees no gradient, so the model stops learning "
+                          "without an error";
+    std::vector<RelatedLocation> related;
+    related.push_back({file.source, region.site, "the backward is captured here"});
+    if (span.via != nullptr && span.via_function != program::kNoId) {
+      if (FunctionRef via = program.function(span.via_function)) {
+        related.push_back({via.file->source, span.via->range,
+                           span.via->kind == EventKind::kReplay
+                               ? "replayed here, into the released buffers"
+                               : "the graph is replayed through this call"});
+      }
+    }
+    related.push_back({reader_file.source, reader.range, "the gradients are read here"});
+    sink.reportAt(reset_file.source, reset.range, std::move(message), std::move(related));
   }
 
   static bool callsStep(const FileModel& file, const Event& call) {

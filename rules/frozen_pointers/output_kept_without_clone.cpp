@@ -8,10 +8,11 @@
 // buffer, so a caller keeping the results in a loop that calls it again keeps one buffer many
 // times (the program model's replay facts say which functions do this).
 #include <algorithm>
+#include <optional>
 #include <string>
 
-#include "analyzer/engine/capture_flow.h"
 #include "analyzer/engine/check.h"
+#include "analyzer/program/capture_flow.h"
 #include "analyzer/program/program_model.h"
 
 namespace graphsafe {
@@ -74,6 +75,21 @@ Fix cloneFix(const SourceFile& source, const SourceRange& value) {
   return fix;
 }
 
+// `.clone()` is a tensor's method: the fix is offered only for a value the model knows is a
+// tensor (a tuple, list or dict output, or one of unknown type, would raise AttributeError).
+std::optional<Fix> cloneFixIfTensor(const FileModel& file, const FunctionModel& function,
+                                    const Event& store, const ProgramModel& program) {
+  // The program model's type of the value kept decides; where it knows nothing, the frontend's
+  // value class (a tensor op's result). A tuple that holds a tensor is of the tensor's class
+  // there, but the model knows it is a tuple, with no clone().
+  using Tensorness = ProgramModel::Tensorness;
+  const Tensorness known = program.tensorness(program.plainFrame(file, function), store.value);
+  if (known == Tensorness::kNo || (known == Tensorness::kUnknown && !store.subject.isTensor())) {
+    return std::nullopt;
+  }
+  return cloneFix(*file.source, store.range);
+}
+
 class OutputKeptWithoutCloneCheck final : public Check {
  public:
   std::string_view id() const override { return "GS203"; }
@@ -98,7 +114,8 @@ class OutputKeptWithoutCloneCheck final : public Check {
         const CaptureFlow::Site* next = flow.replayAfter(r, function, at);
         if (next == nullptr) continue;
         if (!region.whole_function && flow.replayBefore(r, function, at) == nullptr) continue;
-        report(file, region, store, *next->event, sink);
+        report(file, region, store, *next->event, cloneFixIfTensor(file, function, store, program),
+               sink);
       }
     }
   }
@@ -128,7 +145,8 @@ class OutputKeptWithoutCloneCheck final : public Check {
           if (replaying == nullptr || replaying->output_region < 0) continue;
           FunctionRef callee = program.function(target.function);
           if (!callee) continue;
-          reportKeptCallResult(file, store, *call, callee, *replaying, sink);
+          reportKeptCallResult(file, store, *call, callee, *replaying,
+                               cloneFixIfTensor(file, function, store, program), sink);
           break;
         }
       }
@@ -151,7 +169,7 @@ class OutputKeptWithoutCloneCheck final : public Check {
 
   static void reportKeptCallResult(const FileModel& file, const Event& store, const Event& call,
                                    FunctionRef callee, const program::ReplayingFunction& replaying,
-                                   DiagnosticSink& sink) {
+                                   std::optional<Fix> fix, DiagnosticSink& sink) {
     const FileModel& home = *callee.file;
     const CaptureRegion& region = home.regions[static_cast<std::size_t>(replaying.output_region)];
     const std::string name = "`" + callee.function->qualified_name + "`";
@@ -173,12 +191,11 @@ class OutputKeptWithoutCloneCheck final : public Check {
     related.push_back(
         {home.source, callee.function->returned_output_at, "and returns the same buffer here"});
     related.push_back({file.source, call.range, "called again on the next iteration"});
-    sink.reportAt(file.source, store.range, std::move(message), std::move(related),
-                  cloneFix(*file.source, store.range));
+    sink.reportAt(file.source, store.range, std::move(message), std::move(related), std::move(fix));
   }
 
   static void report(const FileModel& file, const CaptureRegion& region, const Event& store,
-                     const Event& next, DiagnosticSink& sink) {
+                     const Event& next, std::optional<Fix> fix, DiagnosticSink& sink) {
     std::string value = "`" + store.text + "`";
     std::string message;
     if (region.whole_function) {
@@ -198,8 +215,7 @@ class OutputKeptWithoutCloneCheck final : public Check {
     std::vector<RelatedLocation> related;
     related.push_back({file.source, region.site, "the graph's output buffer is allocated here"});
     related.push_back({file.source, next.range, "replayed again here, overwriting it"});
-    sink.reportAt(file.source, store.range, std::move(message), std::move(related),
-                  cloneFix(*file.source, store.range));
+    sink.reportAt(file.source, store.range, std::move(message), std::move(related), std::move(fix));
   }
 };
 

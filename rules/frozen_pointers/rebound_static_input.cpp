@@ -10,8 +10,8 @@
 #include <set>
 #include <string>
 
-#include "analyzer/engine/capture_flow.h"
 #include "analyzer/engine/check.h"
+#include "analyzer/program/capture_flow.h"
 #include "analyzer/program/program_model.h"
 
 namespace graphsafe {
@@ -22,9 +22,104 @@ bool isAttributePath(const std::string& name) {
   return name.starts_with("self.");
 }
 
+// The attribute a tensor operand reads (`self.norm_buf`, `runner.static_x`): its reference, or
+// kNoRef when the operand is no attribute.
+RefId attributeRead(const FileModel& file, const Value& operand) {
+  const RefId ref = throughLocal(file.references, operand.ref);
+  if (ref >= file.references.size()) return kNoRef;
+  const Reference& reference = file.references[ref];
+  return reference.kind == Reference::Kind::kAttribute && !reference.operands.empty() ? ref
+                                                                                      : kNoRef;
+}
+
+// `self.t = self.t.to(dtype)`: the attribute bound to what it already holds (once the dtype
+// matches, the same tensor), not to another buffer.
+bool rebindsItself(const FileModel& file, const AttributeWrite& write) {
+  RefId value = write.value;
+  for (int step = 0; step < 4 && value < file.references.size(); ++step) {
+    const Reference& reference = file.references[value];
+    if (reference.kind == Reference::Kind::kAttribute) {
+      return reference.name == write.name && !reference.operands.empty() &&
+             throughLocal(file.references, reference.operands[0]) ==
+                 throughLocal(file.references, write.object);
+    }
+    if (reference.kind != Reference::Kind::kCall || reference.operands.empty()) return false;
+    const RefId callee = throughLocal(file.references, reference.operands[0]);
+    if (callee >= file.references.size() ||
+        file.references[callee].kind != Reference::Kind::kAttribute ||
+        file.references[callee].operands.empty()) {
+      return false;
+    }
+    value = file.references[callee].operands[0];  // the receiver of `x.to(...)`
+  }
+  return false;
+}
+
+// `graph, norm = self.graphs[n]`: the tensor unpacked from the same entry as the graph that
+// replays next is the one that graph captured with it (a cache of graphs and their buffers).
+bool fetchedWithTheGraph(const FileModel& file, const FunctionModel& function, const Event& bind,
+                         const std::string& graph, const CaptureFlow& flow) {
+  auto entryOf = [&](const Event& event) -> RefId {
+    const RefId ref = throughLocal(file.references, event.subject.ref);
+    if (ref >= file.references.size()) return kNoRef;
+    const Reference& reference = file.references[ref];
+    if (reference.kind != Reference::Kind::kElement || reference.operands.empty()) return kNoRef;
+    return reference.operands[0];
+  };
+  const RefId entry = entryOf(bind);
+  if (entry == kNoRef || graph.empty()) return false;
+  for (const Event& other : function.events) {
+    if (other.kind == EventKind::kBind && &other != &bind && flow.target(other) == graph &&
+        entryOf(other) == entry) {
+      return true;
+    }
+  }
+  return false;
+}
+
 class ReboundStaticInputCheck final : public Check {
  public:
   std::string_view id() const override { return "GS201"; }
+
+  // Across calls and files: captured code (the region's or any function it reaches) reads a
+  // tensor through an attribute, and code on the region's replay cycle binds that attribute of
+  // the same object to another tensor (`self.norm_buf = torch.empty(n)` when the number of
+  // gradients changes, `runner.static_x = batch` in the training loop).
+  void checkRegionEvent(const RegionContext& context, const Event& event,
+                        DiagnosticSink& sink) const override {
+    if (context.program == nullptr || context.file->language != Language::kPython ||
+        context.traced()) {
+      return;
+    }
+    auto consider = [&](const Value& operand) {
+      const RefId read = attributeRead(*context.file, operand);
+      if (read == kNoRef || !context.resolve(operand).isTensor()) return;
+      const Reference& attribute = context.file->references[read];
+      ReadSite site;
+      site.region_file = context.region_file;
+      site.region = static_cast<std::size_t>(context.region - context.region_file->regions.data());
+      site.file = context.file;
+      site.function = context.function;
+      site.frame = context.frame;
+      site.root = context.path.empty();
+      site.params = context.param_values;
+      for (const program::FieldWrite& write : program::fieldWritesOnCycle(
+               *context.program, site, attribute.operands[0], attribute.name, false)) {
+        // A method that never replays may rebind for the next capture: only the seen cycle.
+        if (write.write == nullptr || write.write->augmented || write.span->self_only) continue;
+        const program::FrameId frame = context.program->plainFrame(*write.file, *write.function);
+        if (context.program->valueKind(frame, write.write->value) != ValueKind::kTensor) continue;
+        if (rebindsItself(*write.file, *write.write)) continue;
+        reportRebinding(context, event, operand, write, sink);
+        return;
+      }
+    };
+    for (const Value& argument : event.args) consider(argument);
+    for (const KeywordArg& keyword : event.keywords) consider(keyword.value);
+    if (event.kind == EventKind::kTensorOp || event.kind == EventKind::kInPlaceUpdate) {
+      consider(event.subject);
+    }
+  }
 
   void checkFile(const FileModel& file, const ProgramModel& program,
                  DiagnosticSink& sink) const override {
@@ -50,6 +145,7 @@ class ReboundStaticInputCheck final : public Check {
             if (reported.contains(&bind) || bind.subject.isKnownHost()) continue;
             if (!captured_tensor && !bind.subject.isTensor()) continue;
             if (bind.source == input.name) continue;  // a view of itself: the same block
+            if (fetchedWithTheGraph(file, function, bind, region.graph, flow)) continue;
             if (!flow.afterCapture(r, function, bind.range.begin)) continue;
             const CaptureFlow::Site* replay = flow.replayAfter(r, function, bind.range.begin);
             if (replay == nullptr) continue;
@@ -232,6 +328,47 @@ class ReboundStaticInputCheck final : public Check {
       }
     }
     return false;
+  }
+
+  static void reportRebinding(const RegionContext& context, const Event& event,
+                              const Value& operand, const program::FieldWrite& write,
+                              DiagnosticSink& sink) {
+    // The binding's own event spans the whole assignment, as the file-local form reports it.
+    SourceRange range = write.write->range;
+    for (const Event& bind : write.function->events) {
+      if (bind.kind == EventKind::kBind && bind.range.begin == range.begin) range = bind.range;
+    }
+    const CaptureRegion& region = *context.region;
+    const std::string name = "`" + operand.text + "`";
+    const std::string read_at = context.file->source == write.file->source
+                                    ? "line " + lineOf(event.range)
+                                    : context.file->source->path() + ":" + lineOf(event.range);
+    std::string message = "`" + write.write->name +
+                          "` is bound to another tensor here, between "
+                          "replays, but the CUDA graph captured at " +
+                          (context.region_file->source == write.file->source
+                               ? "line " + lineOf(region.site)
+                               : context.region_file->source->path() + ":" + lineOf(region.site)) +
+                          " reads " + name + " (" + read_at +
+                          ") by address: every later replay keeps using the tensor it held at "
+                          "capture, not this one";
+    std::vector<RelatedLocation> related;
+    related.push_back(
+        {context.region_file->source, region.site, "the graph captures the tensor's address here"});
+    for (const CallStep& step : context.path) {
+      related.push_back(
+          {step.file->source, step.call->range, "reached through this call: " + step.call->text});
+    }
+    related.push_back({context.file->source, event.range, "read under capture here"});
+    if (write.span->via != nullptr && write.span->via_function != program::kNoId) {
+      if (FunctionRef via = context.program->function(write.span->via_function)) {
+        related.push_back({via.file->source, write.span->via->range,
+                           write.span->via->kind == EventKind::kReplay
+                               ? "replayed here"
+                               : "the graph is replayed through this call"});
+      }
+    }
+    sink.reportAt(write.file->source, range, std::move(message), std::move(related));
   }
 
   static void report(const FileModel& file, const CaptureRegion& region, const RegionName& input,

@@ -10,9 +10,9 @@
 #include <cstdint>
 #include <string>
 
-#include "analyzer/engine/capture_flow.h"
 #include "analyzer/engine/check.h"
 #include "analyzer/engine/pool_sharing.h"
+#include "analyzer/program/capture_flow.h"
 
 namespace graphsafe {
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/engine/capture_flow.h"
 #include "analyzer/engine/check.h"
+#include "analyzer/program/capture_flow.h"
 
 namespace graphsafe {
 

@@ -15,8 +15,8 @@
 #include <utility>
 #include <vector>
 
-#include "analyzer/engine/capture_flow.h"
 #include "analyzer/engine/check.h"
+#include "analyzer/program/capture_flow.h"
 #include "analyzer/program/program_model.h"
 
 namespace graphsafe {

@@ -4,7 +4,8 @@
 # must be blocked with graphsafe's message; a clean commit must pass; a staged file the
 # configuration excludes must pass; a staged file named `--output=victim.py` must be analyzed
 # and victim.py left alone; a staged caller must see its committed helpers; the hook's entry
-# must give the same findings when its list of files is split in two. Exits 77 (skipped) only when pre-commit or git is not installed.
+# must give the same findings when its list of files is split in two; the hook's `args`
+# (--select in any case, --fix) must be read as options. Exits 77 (skipped) only when pre-commit or git is not installed.
 set -euo pipefail
 binary=${1:?usage: pre_commit_hook.sh GRAPHSAFE_BINARY SOURCE_DIR}
 source_dir=${2:?usage: pre_commit_hook.sh GRAPHSAFE_BINARY SOURCE_DIR}
@@ -170,4 +171,65 @@ second=$($entry pkg/caller.py pkg/helper.py 2>/dev/null | grep 'error\[' || true
 [[ $(printf '%s\n' "$one" | grep -c 'error\[') == 2 ]] || fail "one run found: $one"
 [[ $(printf '%s\n%s\n' "$second" "$first") == "$(printf '%s\n' "$one")" ]] || fail "split runs found: $first / $second; one run: $one"
 
-echo "ok: the hazard was blocked with graphsafe's message; the clean commit passed; an excluded file passed; a file named like an option was analyzed and victim.py left alone; a staged caller saw its committed helper; a split list gave the findings of one run"
+# The hook's `args` are options (--pre-commit tells them from the staged files): a selection
+# that leaves the staged hazard's rule out passes, in any case of the code.
+git reset -q
+rm -f pkg/caller.py pkg/other.py
+hook_args() {  # hook_args ARG...: the project's configuration with these args
+  local list
+  list=$(printf '%s, ' "$@")
+  cat >.pre-commit-config.yaml <<YAML
+repos:
+  - repo: $work/hooks
+    rev: $rev
+    hooks:
+      - id: graphsafe
+        args: [${list%, }]
+YAML
+  git add .pre-commit-config.yaml
+}
+hook_args --select gs1
+cp generated/hazard.py selected.py
+git add selected.py
+git commit -q -m selected >"$work/selected.log" 2>&1 || { cat "$work/selected.log"; fail "args: [--select, gs1] did not leave GS401 out"; }
+grep -q "Passed" "$work/selected.log" || { cat "$work/selected.log"; fail "the hook with --select did not pass"; }
+hook_args --select=GS4
+printf '\n' >>selected.py
+git add selected.py
+if git commit -q -m selected-again >"$work/selected4.log" 2>&1; then
+  cat "$work/selected4.log"
+  fail "args: [--select=GS4] did not report the GS401 hazard"
+fi
+grep -q "selected.py:6:9: error\[GS401\]" "$work/selected4.log" || { cat "$work/selected4.log"; fail "--select=GS4 lost graphsafe's message"; }
+
+# args: [--fix]: the hook writes the safe fix into the staged file; pre-commit fails the commit
+# because the hook changed a file, and the commit of the fixed file passes.
+git reset -q
+git checkout -q -- selected.py
+hook_args --fix
+git commit -q -m fix-args >/dev/null 2>&1 || fail "the configuration with args: [--fix] was not committed"
+cat >kept.py <<'PY'
+import torch
+
+x = torch.zeros(1, device="cuda")
+g = torch.cuda.CUDAGraph()
+with torch.cuda.graph(g):
+    y = x ** 2 + 1
+ys = []
+for i in range(3):
+    x.fill_(i)
+    g.replay()
+    ys.append(y)
+out = torch.cat(ys)
+PY
+git add kept.py
+if git commit -q -m kept >"$work/fix.log" 2>&1; then
+  cat "$work/fix.log"
+  fail "args: [--fix] let the unfixed file through"
+fi
+grep -q "ys.append(y.clone())" kept.py || { cat "$work/fix.log"; fail "args: [--fix] did not fix kept.py"; }
+grep -q "files were modified by this hook" "$work/fix.log" || { cat "$work/fix.log"; fail "pre-commit did not see the fix"; }
+git add kept.py
+git commit -q -m kept-fixed >"$work/fixed.log" 2>&1 || { cat "$work/fixed.log"; fail "the fixed file was blocked"; }
+
+echo "ok: the hazard was blocked with graphsafe's message; the clean commit passed; an excluded file passed; a file named like an option was analyzed and victim.py left alone; a staged caller saw its committed helper; a split list gave the findings of one run; args: [--select, gs1], [--select=GS4] and [--fix] worked"

@@ -1,4 +1,4 @@
-#include "analyzer/engine/capture_flow.h"
+#include "analyzer/program/capture_flow.h"
 
 #include <algorithm>
 #include <functional>
@@ -195,8 +195,26 @@ bool CaptureFlow::sameScope(const FunctionModel& anchor, const FunctionModel& ot
     return !owner.empty() && owner == classOf(other);
   }
   std::string_view root = rootOf(path);
-  if (!anchor.is_module_level && bindsLocally(anchor, root)) return false;  // a local
+  if (!anchor.is_module_level && bindsLocally(anchor, root)) {
+    // A local of the anchor: the same object in a function nested in it that does not bind the
+    // name itself (a closure that replays the graph its enclosing function captured).
+    return enclosedBy(other, anchor, root);
+  }
   return other.is_module_level || !bindsLocally(other, root);
+}
+
+bool CaptureFlow::enclosedBy(const FunctionModel& inner, const FunctionModel& outer,
+                             std::string_view name) const {
+  const FunctionModel* function = &inner;
+  // Nesting is as deep as the source's defs; the bound keeps a malformed parent chain finite.
+  for (int depth = 0; depth < 64; ++depth) {
+    if (function->is_module_level || bindsLocally(*function, name)) return false;
+    if (function->parent >= file_.functions.size()) return false;
+    const FunctionModel* parent = &file_.functions[function->parent];
+    if (parent == &outer) return true;
+    function = parent;
+  }
+  return false;
 }
 
 void CaptureFlow::collectHandles(std::size_t r) {
@@ -286,8 +304,13 @@ const SourceRange* CaptureFlow::commonLoop(const FunctionModel& function, std::u
 
 bool CaptureFlow::capturesEveryIteration(std::size_t region, const SourceRange& loop) const {
   if (!contains(loop, regions_[region].span.begin)) return false;
+  const CaptureRegion& capture = file_.regions[region];
   // C++ under a lazy guard in the loop: one iteration captures, the others launch.
-  return !(file_.language == Language::kCuda && file_.regions[region].lazy);
+  if (file_.language == Language::kCuda) return !capture.lazy;
+  // Python: a lazy guard, or any conditional inside the loop around the capture (`if step ==
+  // 0:`), captures on some iterations only.
+  if (capture.lazy) return false;
+  return !(capture.guard.end > capture.guard.begin && contains(loop, capture.guard.begin));
 }
 
 const CaptureFlow::Site* CaptureFlow::replayAfter(std::size_t region, const FunctionModel& function,

@@ -76,6 +76,10 @@ class CaptureFlow {
                  std::string_view path) const;
   // Does `function` bind `name` itself (a parameter, or an assignment to it)?
   static bool bindsLocally(const FunctionModel& function, std::string_view name);
+  // Is `inner` defined inside `outer`, seeing `outer`'s `name` (no function on the way binds
+  // it)?
+  bool enclosedBy(const FunctionModel& inner, const FunctionModel& outer,
+                  std::string_view name) const;
 
   // A replay of the region in `function` that runs after the code at byte `position` (and that
   // code runs after the capture): later in the function with no new capture of the region in
