@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/engine/capture_flow.h"
 #include "analyzer/engine/check.h"
+#include "analyzer/program/capture_flow.h"
 #include "analyzer/program/program_model.h"
 
 namespace graphsafe {
