@@ -13,6 +13,8 @@ namespace {
 // Calls deep that the code a cycle span calls is on the cycle too, and functions at most.
 constexpr int kMaxClosureDepth = 3;
 constexpr std::size_t kMaxCycleFunctions = 512;
+// Calls deep from the region's body that count as code the capture runs.
+constexpr int kMaxCaptureDepth = 6;
 
 bool isConstructorName(std::string_view name) {
   return name == "__init__" || name == "__new__" || name == "__post_init__" ||
@@ -66,7 +68,7 @@ class CycleBuilder {
     // The capturing object's methods, which callers the analysis cannot see may call between
     // replays: their writes through `self` only.
     if (home->class_index >= 0 && home->has_self) addClassMethods(*home);
-    return ReplayCycle(std::move(spans_), std::move(excluded_));
+    return ReplayCycle(std::move(spans_), std::move(excluded_), capturedFunctions(*home));
   }
 
  private:
@@ -131,8 +133,8 @@ class CycleBuilder {
     added.self_only = self_only;
     added.via = via;
     added.via_function = via_function;
+    added.depth = static_cast<std::uint8_t>(depth);
     spans_.push_back(added);
-    depths_.push_back(depth);
     FunctionRef ref = program_.function(function);
     if (!ref) return;
     for (const SourceRange& once : ref.function->once_blocks)
@@ -146,7 +148,7 @@ class CycleBuilder {
     addSpan(function, ref.function->body, self_only, via, via_function, depth);
   }
 
-  int depthOf(std::size_t span) const { return depths_[span]; }
+  int depthOf(std::size_t span) const { return spans_[span].depth; }
 
   void addCalls(const CycleSpan& span, int depth) {
     if (depth >= kMaxClosureDepth) return;
@@ -175,6 +177,34 @@ class CycleBuilder {
     }
   }
 
+  // The functions the region's own calls run, kMaxCaptureDepth calls deep (bounded).
+  std::vector<std::uint32_t> capturedFunctions(const FunctionModel& home) const {
+    std::vector<std::uint32_t> found;
+    std::vector<std::pair<std::uint32_t, int>> work;
+    auto visit = [&](FunctionRef ref, std::uint32_t id, int depth, bool whole) {
+      const program::FrameId frame = program_.plainFrame(*ref.file, *ref.function);
+      for (const Event& event : ref.function->events) {
+        if (event.kind != EventKind::kCall) continue;
+        if (!whole && event.region != static_cast<std::int32_t>(region_index_)) continue;
+        for (const CallTarget& target : program_.callTargets(frame, *ref.file, event)) {
+          if (target.function == id || found.size() >= kMaxCycleFunctions) continue;
+          if (std::find(found.begin(), found.end(), target.function) != found.end()) continue;
+          found.push_back(target.function);
+          work.emplace_back(target.function, depth + 1);
+        }
+      }
+    };
+    visit(FunctionRef{&file_, &home}, home_, 0, region_.whole_function);
+    for (std::size_t i = 0; i < work.size(); ++i) {
+      if (work[i].second >= kMaxCaptureDepth) continue;
+      if (FunctionRef ref = program_.function(work[i].first)) {
+        visit(ref, work[i].first, work[i].second, true);
+      }
+    }
+    std::sort(found.begin(), found.end());
+    return found;
+  }
+
   bool excluded(std::uint32_t function, std::uint32_t position) const {
     return std::any_of(excluded_.begin(), excluded_.end(), [&](const auto& entry) {
       return entry.first == function && CaptureFlow::contains(entry.second, position);
@@ -190,7 +220,6 @@ class CycleBuilder {
   const CaptureFlow& flow_;
   std::uint32_t home_ = kNoId;
   std::vector<CycleSpan> spans_;
-  std::vector<int> depths_;
   std::vector<std::pair<std::uint32_t, SourceRange>> excluded_;
 };
 

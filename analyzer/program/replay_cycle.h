@@ -17,6 +17,7 @@
 // Code that runs once by design (the capture itself, a lazy-initialization guard's body) is not
 // on the cycle even inside a span.
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <utility>
@@ -40,14 +41,18 @@ struct CycleSpan {
   // (kNoId when none: the capturing object's methods).
   const Event* via = nullptr;
   std::uint32_t via_function = 0xffffffffu;
+  // Calls deep from a span the replays put there (a replaying loop or function, the capture's
+  // home): 0 for those, 1 for what they call, and so on.
+  std::uint8_t depth = 0;
 };
 
 class ReplayCycle {
  public:
   ReplayCycle() = default;
   ReplayCycle(std::vector<CycleSpan> spans,
-              std::vector<std::pair<std::uint32_t, SourceRange>> excluded)
-      : spans_(std::move(spans)), excluded_(std::move(excluded)) {}
+              std::vector<std::pair<std::uint32_t, SourceRange>> excluded,
+              std::vector<std::uint32_t> captured)
+      : spans_(std::move(spans)), excluded_(std::move(excluded)), captured_(std::move(captured)) {}
 
   std::span<const CycleSpan> spans() const { return spans_; }
   // The span that runs code at `position` of `function` between replays, or null. `self_write`:
@@ -55,11 +60,17 @@ class ReplayCycle {
   const CycleSpan* at(std::uint32_t function, std::uint32_t position, bool self_write) const;
   // Does any span replay the graph in a loop (is the cycle seen, not only assumed)?
   bool empty() const { return spans_.empty(); }
+  // Does the capture itself run `function` (the region's body calls it, a few calls deep)?
+  bool runsAtCapture(std::uint32_t function) const {
+    return std::binary_search(captured_.begin(), captured_.end(), function);
+  }
 
  private:
   std::vector<CycleSpan> spans_;
   // Ranges of functions that run once: the capture, once-blocks.
   std::vector<std::pair<std::uint32_t, SourceRange>> excluded_;
+  // The functions the capture runs, sorted.
+  std::vector<std::uint32_t> captured_;
 };
 
 class ReplayReach;

@@ -251,6 +251,14 @@ std::vector<FieldWrite> fieldWritesOnCycle(const ProgramModel& program, const Re
     return std::find(region.cache_keys.begin(), region.cache_keys.end(), param) !=
            region.cache_keys.end();
   };
+  // Written by the capturing function, called between replays, before it captures again
+  // (`self.batch_size = max(...)` in a `_reinitialize()` the replaying call runs when the input
+  // outgrows the graph): the new capture reads what was written.
+  auto recapturesAfter = [&](const CycleSpan& span, const FileModel& file,
+                             const FunctionModel& writer, std::uint32_t position) {
+    return span.depth > 0 && &writer == home && !region.lazy && &file == site.region_file &&
+           position < program.captureFlow(file).span(site.region).begin;
+  };
   // The write, when it is on the cycle and on an object the read may be.
   auto consider = [&](const FileModel& file, FunctionId function, RefId target,
                       const SourceRange& range, FieldWrite write) {
@@ -261,7 +269,13 @@ std::vector<FieldWrite> fieldWritesOnCycle(const ProgramModel& program, const Re
     if (fromCacheKey(file, writer, value)) return;
     const CycleSpan* span =
         cycle.at(program.functionId(file, writer), range.begin, selfWrite(file, writer, target));
-    if (span == nullptr || !sharesObject(program.plainFrame(file, writer), target)) return;
+    if (span == nullptr || recapturesAfter(*span, file, writer, range.begin)) return;
+    // Code the capture runs, called again eagerly between replays (a module's forward between
+    // two replays): it sets up per-call state, such as a fresh arguments object, that it reads
+    // itself. Without allocation sites the model cannot tell that object from the one the
+    // capture read, and unknown stays quiet.
+    if (span->depth > 0 && cycle.runsAtCapture(program.functionId(file, writer))) return;
+    if (!sharesObject(program.plainFrame(file, writer), target)) return;
     write.file = &file;
     write.function = &writer;
     write.span = span;
@@ -329,10 +343,15 @@ std::optional<Variation> ReplayVariance::field(const ReadSite& site, RefId objec
   } else if (write.span->via != nullptr && write.span->via_function != kNoId) {
     if (FunctionRef via = program_.function(write.span->via_function)) {
       const std::string at = place(*via.file, *site.file, write.span->via->range);
-      when = write.span->via->kind == EventKind::kReplay
-                 ? ", between replays (the graph is replayed at " + at + ")"
-                 : ", between replays (on the way to " + quoted(write.span->via->text) + " at " +
-                       at + ", which replays the graph)";
+      if (write.span->via->kind == EventKind::kReplay) {
+        when = ", between replays (the graph is replayed at " + at + ")";
+      } else if (write.span->depth > 0) {
+        when = ", between replays (called through " + quoted(write.span->via->text) + " at " + at +
+               ")";
+      } else {
+        when = ", between replays (on the way to " + quoted(write.span->via->text) + " at " + at +
+               ", which replays the graph)";
+      }
     }
   }
   Variation variation =

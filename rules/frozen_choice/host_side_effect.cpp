@@ -1,7 +1,8 @@
 // GS106 host-side-effect: under capture, Python state changed (a counter, a container, an
 // attribute, a global) or output printed or logged. Replay re-issues device work only: these run
 // once, while the graph is recorded. A print of a tensor is a host synchronization, reported by
-// GS401 alone; logging is reported as a warning (it loses messages, not results).
+// GS401 alone; logging is reported as a warning (it loses messages, not results), and in other
+// modules than the capture's only when it shows a value that varies between replays.
 #include "analyzer/engine/check.h"
 #include "rules/frozen_choice/run_once_path.h"
 #include "rules/frozen_choice/varying_value.h"
@@ -42,6 +43,15 @@ bool isLiteral(const FileModel& file, const Value& value) {
          value.origin == ValueOrigin::kLiteral;
 }
 
+// Does a log call show a value that changes between replays (an argument the model knows
+// varies)?
+bool showsVaryingValue(const RegionContext& context, const Event& call) {
+  for (const Value& argument : call.args) {
+    if (variesBetweenReplays(context, context.resolve(argument))) return true;
+  }
+  return false;
+}
+
 class HostSideEffectCheck final : public Check {
  public:
   std::string_view id() const override { return "GS106"; }
@@ -72,6 +82,12 @@ class HostSideEffectCheck final : public Check {
     }
     if (output) {
       if (synchronizesInside(context, event)) return;
+      // A log in another module the capture reaches (a library's configuration notes) is
+      // reported only when it shows a value that changes between replays: a constant message
+      // logged once at capture says what it would say on every replay.
+      if (logging && context.file != context.region_file && !showsVaryingValue(context, event)) {
+        return;
+      }
       sink.report(context, event.range,
                   what + (logging ? " logs" : " prints") +
                       " once, while the graph is recorded: replays run only the recorded device "

@@ -29,8 +29,6 @@ ILLUSTRATIVE = {
     "graphsafe lsp": "an editor starts it; tests/lsp_*_test.cpp and tests/e2e/neovim_lsp.sh drive it",
     "graphsafe merge $(find bazel-bin -name '*.graphsafe.sarif') -o graphsafe.sarif":
         "after a Bazel build with the lint aspect",
-    "graphsafe check ./link-to-checkout":
-        "a checkout reached through a link; tests/untrusted_checkout_test.cpp makes one",
 }
 # Pages that record runs on other projects rather than tell a user what to type.
 REPORTS = {"docs/real-code.md"}
