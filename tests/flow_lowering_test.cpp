@@ -7,25 +7,18 @@
 #include <string_view>
 #include <vector>
 
-#include "analyzer/engine/analysis_settings.h"
-#include "analyzer/engine/frontend.h"
 #include "analyzer/model/capture_model.h"
+#include "tests/python_lowering.h"
 
 namespace graphsafe {
 namespace {
 
 FileModel analyze(std::string text) {
-  auto source = std::make_shared<SourceFile>("flow.py", std::move(text));
-  return makePythonFrontend()->analyze(source, AnalysisSettings{});
+  return testing::lowerPython(std::move(text), "flow.py");
 }
 
 const FunctionModel& function(const FileModel& model, std::string_view qualified) {
-  for (const FunctionModel& candidate : model.functions) {
-    if (candidate.qualified_name == qualified) return candidate;
-  }
-  ADD_FAILURE() << "no function " << qualified;
-  static const FunctionModel none;
-  return none;
+  return testing::functionNamed(model, qualified);
 }
 
 std::vector<const Event*> events(const FunctionModel& function, EventKind kind) {

@@ -6,6 +6,7 @@
 // tensors or mutates its inputs. The check walks the compiled function and what it calls, counts
 // the breaks, and names the reasons Inductor would give ("skipping cudagraphs due to ...").
 // One finding per compiled function, at the compile site; each cause is a related location.
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -110,6 +111,21 @@ bool marksStaticAddresses(const FileModel& file) {
   return false;
 }
 
+// Every call on the way from the compiled function reaches one function, in the frame the walk
+// made it in (`frames`: each call event's). Behind a call that may run any of several (the
+// compiled function handed objects of two classes), a cause may sit in one that never runs there.
+bool reachedThroughOneTarget(const ProgramModel& program, const RegionContext& context,
+                             const std::map<const Event*, program::FrameId>& frames) {
+  for (const CallStep& step : context.path) {
+    if (step.file == nullptr || step.caller == nullptr || step.call == nullptr) continue;
+    const auto frame = frames.find(step.call);
+    const program::FrameId caller =
+        frame != frames.end() ? frame->second : program.plainFrame(*step.file, *step.caller);
+    if (program.callTargets(caller, *step.file, *step.call).size() > 1) return false;
+  }
+  return true;
+}
+
 std::string listed(const FileModel& home, const std::vector<Cause>& causes) {
   std::string out;
   for (std::size_t i = 0; i < causes.size() && i < kNamedCauses; ++i) {
@@ -141,8 +157,11 @@ class FragmentedGraphCheck final : public Check {
       std::vector<Cause> breaks;
       std::vector<Cause> skips;
       std::set<const Event*> seen;
+      std::map<const Event*, program::FrameId> call_frames;
       RegionWalker(program).walk(file, r, [&](const RegionContext& context, const Event& event) {
+        if (event.kind == EventKind::kCall) call_frames[&event] = context.frame;
         std::string what;
+        if (!reachedThroughOneTarget(program, context, call_frames)) return;
         if (!region.full_graph && breaksGraph(context, event, what)) {
           if (seen.insert(&event).second) breaks.push_back({context.file, &event, what});
         } else if (putsTensorOnCpu(context, event, what) || mutatesInput(context, event, what)) {

@@ -97,6 +97,22 @@ std::string copyText(const FileModel& file, const Event& copy) {
   return copy.text;
 }
 
+// Another capture into the same graph object (`self.graph` captured by two methods, two
+// captures into one local): a replay of it may run either graph, so neither's size is known.
+// Locals of the same name in different functions are different objects.
+bool sharesItsGraph(const FileModel& file, std::size_t r) {
+  const CaptureRegion& region = file.regions[r];
+  if (region.handle.empty()) return false;
+  for (std::size_t o = 0; o < file.regions.size(); ++o) {
+    const CaptureRegion& other = file.regions[o];
+    if (o == r || other.handle != region.handle) continue;
+    if (other.function == region.function || region.handle.find('.') != std::string::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
 class InputCopiesOutweighGraphCheck final : public Check {
  public:
   std::string_view id() const override { return "GS602"; }
@@ -108,7 +124,7 @@ class InputCopiesOutweighGraphCheck final : public Check {
     for (std::size_t r = 0; r < file.regions.size(); ++r) {
       const CaptureRegion& region = file.regions[r];
       if (region.dynamo_traced || region.whole_function) continue;
-      if (flow.replays(r).empty() || flow.inputs(r).empty()) continue;
+      if (flow.replays(r).empty() || flow.inputs(r).empty() || sharesItsGraph(file, r)) continue;
       std::optional<CapturedWork> work;
       for (const CaptureFlow::Site& replay : flow.replays(r)) {
         const Event* copy = firstCopyBefore(flow, r, replay);
